@@ -1,0 +1,7 @@
+import { Migrator } from "@effect/sql"
+import m0001 from "./0001_foundation.ts"
+
+/** Static imports keep migrations bundle-safe and free of file-system scans (design §3). Append only. */
+export const loader = Migrator.fromRecord({
+  "0001_foundation": m0001
+})

@@ -1,0 +1,76 @@
+import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
+import { BunHttpServer } from "@effect/platform-bun"
+import { Effect, Layer } from "effect"
+import { Accounts } from "./accounts/Accounts.ts"
+import { Sandbox } from "./accounts/Sandbox.ts"
+import * as AdminHandlers from "./admin/AdminHandlers.ts"
+import * as AdminToken from "./admin/AdminToken.ts"
+import { ApiKeys } from "./auth/ApiKeys.ts"
+import * as PartnerAuth from "./auth/PartnerAuth.ts"
+import { AppConfig } from "./config/AppConfig.ts"
+import * as Database from "./db/Database.ts"
+import { runMigrations } from "./db/migrations.ts"
+import { PartnerHealthLive, WorkerHealthLive } from "./health/Http.ts"
+import * as ErrorMiddleware from "./http/ErrorMiddleware.ts"
+import { PartnerApi, WorkerApi } from "./http/PartnerApi.ts"
+import { Properties } from "./properties/Properties.ts"
+import { PropertiesLive } from "./properties/Http.ts"
+import * as RateLimits from "./ratelimit/RateLimits.ts"
+import * as Heartbeat from "./workers/Heartbeat.ts"
+
+/** Applies pending migrations before anything else touches the database (design §3). */
+const MigrateOnStart = Layer.effectDiscard(
+  runMigrations.pipe(
+    Effect.tap((applied) => applied.length > 0 ? Effect.logInfo(`applied migrations: ${applied.join(", ")}`) : Effect.void)
+  )
+)
+
+const Services = Layer.mergeAll(Accounts.Default, ApiKeys.Default, Properties.Default, Sandbox.Default)
+
+const nonApiRoutes = [
+  { method: "GET", path: "/openapi.json" },
+  { method: "GET", path: "/docs" },
+  { method: "POST", path: "/rpc/admin" }
+]
+
+/** Partner API, OpenAPI, docs, health and the admin RPC: what ROLE=api|all serves. */
+const PartnerHttp = HttpApiBuilder.serve().pipe(
+  Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+  Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(PartnerApi, nonApiRoutes))),
+  Layer.provide(AdminHandlers.layer),
+  Layer.provide(HttpApiBuilder.api(PartnerApi).pipe(
+    Layer.provide([PropertiesLive, PartnerHealthLive]),
+    Layer.provide(PartnerAuth.layer)
+  )),
+  Layer.provide(RateLimits.layer),
+  Layer.provide(AdminToken.layer),
+  // Per-request tracing spans cost ~30 % of throughput (stack-notes §6); spans inside services stay.
+  HttpMiddleware.withTracerDisabledWhen(() => true)
+)
+
+/** What ROLE=worker serves: health only. */
+const WorkerHttp = HttpApiBuilder.serve().pipe(
+  Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(WorkerApi, []))),
+  Layer.provide(HttpApiBuilder.api(WorkerApi).pipe(Layer.provide(WorkerHealthLive))),
+  HttpMiddleware.withTracerDisabledWhen(() => true)
+)
+
+/** Background loops; each later loop (reports, webhook deliveries) is added here. */
+const Workers = Heartbeat.layer
+
+/**
+ * The one production composition: HTTP and/or workers by ROLE, over the services, over the migrated
+ * database. Exposes the HTTP server (tests read its address) and the database.
+ */
+export const App = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
+  const http = config.role === "worker" ? WorkerHttp : PartnerHttp
+  const workers = config.role === "api" ? Layer.empty : Workers
+  const server = BunHttpServer.layer({ port: config.port, hostname: config.host, maxRequestBodySize: 16 * 1024 * 1024 })
+  return Layer.mergeAll(http, workers).pipe(
+    Layer.provide(Services),
+    Layer.provideMerge(server),
+    Layer.provide(MigrateOnStart),
+    Layer.provideMerge(Database.layer)
+  )
+})).pipe(HttpServer.withLogAddress)

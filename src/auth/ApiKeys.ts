@@ -1,0 +1,114 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { Accounts } from "../accounts/Accounts.ts"
+import { AdminError } from "../admin/AdminError.ts"
+import type { Environment } from "../shared/Environment.ts"
+import * as ApiKey from "./ApiKey.ts"
+import type { AuthenticatedKey } from "./CurrentKey.ts"
+
+export interface KeyListing {
+  readonly key_id: string
+  readonly environment: Environment
+  readonly prefix: string
+  readonly created_at: string
+  readonly revoked_at: string | null
+}
+
+interface VerifiedRow {
+  readonly key_id: string
+  readonly account_id: string
+  readonly environment: Environment
+  readonly reads: number
+  readonly writes: number
+  readonly tests: number
+}
+
+/** Issue, revoke, list and verify API keys. Keys are stored only as SHA-256 hashes (design §3). */
+export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
+  dependencies: [Accounts.Default],
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const accounts = yield* Accounts
+
+    /** At most 3 active keys per environment: the account row lock serialises concurrent creations. */
+    const create = (accountId: string, environment: Environment) =>
+      Effect.gen(function*() {
+        yield* accounts.lock(accountId)
+        const [counted] = yield* sql<{ active: number }>`
+          SELECT count(*)::int AS active FROM api_keys
+          WHERE account_id = ${accountId} AND environment = ${environment} AND revoked_at IS NULL`
+        const active = counted?.active ?? 0
+        if (active >= ApiKey.MAX_ACTIVE_KEYS_PER_TYPE) {
+          return yield* new AdminError({
+            message:
+              `account ${accountId} already has ${active} active ${environment} keys (at most ${ApiKey.MAX_ACTIVE_KEYS_PER_TYPE}); revoke one first`,
+            code: "key_limit_reached"
+          })
+        }
+        const generated = yield* ApiKey.generate(environment)
+        const [row] = yield* sql<{ key_id: string }>`
+          INSERT INTO api_keys (account_id, environment, key_hash, prefix)
+          VALUES (${accountId}, ${environment}, ${generated.hash}, ${generated.displayPrefix})
+          RETURNING id AS key_id`
+        return { key_id: row!.key_id, api_key: generated.key, environment }
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ApiKeys.create"))
+
+    const revoke = (keyId: string) =>
+      sql<{ key_id: string; revoked_at: Date }>`
+        UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
+        WHERE id::text = ${keyId}
+        RETURNING id AS key_id, revoked_at`.pipe(
+        Effect.orDie,
+        Effect.flatMap((rows) =>
+          rows[0] === undefined
+            ? Effect.fail(new AdminError({ message: `no key ${keyId}`, code: "key_not_found" }))
+            : Effect.succeed({ key_id: rows[0].key_id, revoked_at: rows[0].revoked_at.toISOString() })
+        ),
+        Effect.withSpan("ApiKeys.revoke")
+      )
+
+    const list = (accountId: string) =>
+      Effect.gen(function*() {
+        yield* accounts.lock(accountId)
+        const rows = yield* sql<
+          { key_id: string; environment: Environment; prefix: string; created_at: Date; revoked_at: Date | null }
+        >`
+          SELECT id AS key_id, environment, prefix, created_at, revoked_at FROM api_keys
+          WHERE account_id = ${accountId} ORDER BY created_at, id`
+        return {
+          keys: rows.map((row): KeyListing => ({
+            ...row,
+            created_at: row.created_at.toISOString(),
+            revoked_at: row.revoked_at?.toISOString() ?? null
+          }))
+        }
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ApiKeys.list"))
+
+    /**
+     * The key's account, environment and limits, or none for a malformed, unknown or revoked key.
+     * One indexed statement: it runs on every partner request.
+     */
+    const verify = (key: string): Effect.Effect<Option.Option<AuthenticatedKey>> =>
+      Option.match(ApiKey.parse(key), {
+        onNone: () => Effect.succeed(Option.none()),
+        onSome: () =>
+          sql<VerifiedRow>`
+            SELECT k.id AS key_id, k.account_id, k.environment,
+                   a.reads_per_minute AS reads, a.writes_per_minute AS writes, a.tests_per_minute AS tests
+            FROM api_keys k JOIN accounts a ON a.id = k.account_id
+            WHERE k.key_hash = ${ApiKey.hash(key)} AND k.revoked_at IS NULL`.pipe(
+            Effect.orDie,
+            Effect.map((rows) =>
+              Option.map(Option.fromNullable(rows[0]), (row) => ({
+                keyId: row.key_id,
+                accountId: row.account_id,
+                environment: row.environment,
+                limits: { reads: row.reads, writes: row.writes, tests: row.tests }
+              }))
+            )
+          )
+      })
+
+    return { create, revoke, list, verify } as const
+  })
+}) {}

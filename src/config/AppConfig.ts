@@ -1,0 +1,51 @@
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+
+export type Role = "all" | "api" | "worker"
+
+/**
+ * The process configuration, read once from the environment (design §4). Business code reads this service,
+ * never `process.env`; tests build it from a `ConfigProvider.fromMap`.
+ */
+export interface AppConfigShape {
+  readonly port: number
+  readonly host: string
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  readonly dataDir: string
+  readonly publicBaseUrl: string
+  readonly role: Role
+  readonly adminToken: Option.Option<Redacted.Redacted>
+  readonly redisUrl: Option.Option<Redacted.Redacted>
+  readonly logLevel: string
+  readonly logFormat: Option.Option<"pretty" | "json">
+  /** Pool size of the PostgreSQL client (embedded mode always uses one connection). */
+  readonly dbPoolSize: number
+}
+
+export class AppConfig extends Context.Tag("config/AppConfig")<AppConfig, AppConfigShape>() {}
+
+const config = Config.all({
+  port: Config.integer("PORT").pipe(Config.withDefault(3000)),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
+  publicBaseUrl: Config.option(Config.string("PUBLIC_BASE_URL")),
+  role: Config.literal("all", "api", "worker")("ROLE").pipe(Config.withDefault("all" as const)),
+  adminToken: Config.option(Config.redacted("ADMIN_TOKEN")),
+  redisUrl: Config.option(Config.redacted("REDIS_URL")),
+  logLevel: Config.string("LOG_LEVEL").pipe(Config.withDefault("Info")),
+  logFormat: Config.option(Config.literal("pretty", "json")("LOG_FORMAT")),
+  dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10))
+})
+
+export const make: Effect.Effect<AppConfigShape, import("effect/ConfigError").ConfigError> = Effect.map(
+  config,
+  (c) => ({
+    ...c,
+    databaseUrl: Option.filter(c.databaseUrl, (url) => Redacted.value(url).trim() !== ""),
+    redisUrl: Option.filter(c.redisUrl, (url) => Redacted.value(url).trim() !== ""),
+    adminToken: Option.filter(c.adminToken, (token) => Redacted.value(token).trim() !== ""),
+    publicBaseUrl: Option.getOrElse(c.publicBaseUrl, () => `http://localhost:${c.port}`).replace(/\/+$/, "")
+  })
+)
+
+export const layer = Layer.effect(AppConfig, make)

@@ -1,0 +1,13 @@
+import { Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { AppConfig } from "./AppConfig.ts"
+
+/** LOG_FORMAT (pretty on a TTY, json otherwise) and LOG_LEVEL (design §4). */
+export const layer = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
+  const format = Option.getOrElse(config.logFormat, () => process.stdout.isTTY ? "pretty" as const : "json" as const)
+  const level = LogLevel.allLevels.find((l) => l.label.toLowerCase() === config.logLevel.toLowerCase()) ??
+    LogLevel.Info
+  return Layer.merge(
+    format === "json" ? Logger.replace(Logger.defaultLogger, Logger.jsonLogger) : Logger.pretty,
+    Logger.minimumLogLevel(level)
+  )
+}))

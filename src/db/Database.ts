@@ -1,0 +1,133 @@
+import { SqlError } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import * as NodeFs from "node:fs/promises"
+import * as NodePath from "node:path"
+import Pg from "pg"
+import { AppConfig } from "../config/AppConfig.ts"
+
+/** Which database the process talks to; readiness and the polling-vs-LISTEN choice depend on it. */
+export interface DatabaseInfo {
+  readonly mode: "postgres" | "embedded"
+  /** A description safe to log (no password). */
+  readonly target: string
+}
+
+export class Database extends Context.Tag("db/Database")<Database, DatabaseInfo>() {}
+
+/** The `pg` pool behind the `SqlClient`, for the few hot paths measured in docs/performance.md. */
+export class PgPool extends Context.Tag("db/PgPool")<PgPool, Pg.Pool>() {}
+
+/** The failure that stops start-up when the database cannot be reached, with a message for the operator. */
+export class DatabaseUnavailable extends Error {
+  readonly _tag = "DatabaseUnavailable"
+}
+
+// `date` columns stay "YYYY-MM-DD" strings: pg's default parser would turn them into a local-midnight Date.
+const DATE_OID = 1082
+const types: Pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === DATE_OID ? (value: string) => value : Pg.types.getTypeParser(oid, format)) as never
+}
+
+const redactUrl = (url: string) => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = "***"
+    return parsed.toString()
+  } catch {
+    return "(unparseable DATABASE_URL)"
+  }
+}
+
+const connectPool = (pool: Pg.Pool, target: string) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () => pool.query("SELECT 1"),
+      catch: (cause) =>
+        new DatabaseUnavailable(
+          `cannot reach the database at ${target}: ${cause instanceof Error ? cause.message : String(cause)}`
+        )
+    }).pipe(
+      Effect.timeoutFail({
+        duration: Duration.seconds(10),
+        onTimeout: () => new DatabaseUnavailable(`cannot reach the database at ${target}: timed out after 10 s`)
+      }),
+      Effect.as(pool)
+    ),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(2000))
+  )
+
+const sqlLayer = (pool: Pg.Pool, info: DatabaseInfo) =>
+  Layer.mergeAll(
+    Layer.succeed(Database, info),
+    Layer.succeed(PgPool, pool),
+    // No name transforms: they would rewrite keys inside partner metadata (stack-notes "data-corruption trap").
+    PgClient.layerFromPool({ acquire: Effect.succeed(pool), applicationName: "partner-registration", types })
+  )
+
+/** PostgreSQL at `DATABASE_URL`. */
+const postgres = (url: Redacted.Redacted, poolSize: number) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const target = redactUrl(Redacted.value(url))
+    const pool = new Pg.Pool({
+      connectionString: Redacted.value(url),
+      max: poolSize,
+      connectionTimeoutMillis: 10_000,
+      application_name: "partner-registration",
+      types
+    })
+    pool.on("error", () => {}) // idle-client errors surface on the next query instead of crashing the process
+    yield* connectPool(pool, target)
+    return sqlLayer(pool, { mode: "postgres", target })
+  }))
+
+/**
+ * Embedded PostgreSQL: PGlite keeps its data in `DATA_DIR/pg` and is reached through pglite-socket with the
+ * same `pg` client as production. Loaded by dynamic import so production images never initialise it.
+ */
+const embedded = (dataDir: string) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const dir = NodePath.resolve(dataDir, "pg")
+    yield* Effect.promise(() => NodeFs.mkdir(dir, { recursive: true }))
+    const { PGlite } = yield* Effect.promise(() => import("@electric-sql/pglite"))
+    const { PGLiteSocketServer } = yield* Effect.promise(() => import("@electric-sql/pglite-socket"))
+    const db = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => PGlite.create(dir),
+        catch: (cause) => new DatabaseUnavailable(`cannot open the embedded database in ${dir}: ${String(cause)}`)
+      }),
+      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+    )
+    const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
+    yield* Effect.acquireRelease(
+      Effect.promise(() => server.start()),
+      () => Effect.promise(() => server.stop()).pipe(Effect.ignore)
+    )
+    const port = Number(server.getServerConn().split(":").pop())
+    // pglite-socket serves one session: a larger pool fails (stack-notes §7).
+    const pool = new Pg.Pool({
+      host: "127.0.0.1",
+      port,
+      user: "postgres",
+      database: "postgres",
+      max: 1,
+      types
+    })
+    pool.on("error", () => {})
+    const target = `embedded PGlite in ${dir}`
+    yield* connectPool(pool, target)
+    return sqlLayer(pool, { mode: "embedded", target })
+  }))
+
+/** `SqlClient` + `PgClient` + `Database` + `PgPool` for the configured database. */
+export const layer: Layer.Layer<
+  Database | PgPool | PgClient.PgClient | SqlClient.SqlClient,
+  DatabaseUnavailable | SqlError.SqlError,
+  AppConfig
+> = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+  Option.match(config.databaseUrl, {
+    onNone: () => embedded(config.dataDir),
+    onSome: (url) => postgres(url, config.dbPoolSize)
+  })))

@@ -1,0 +1,106 @@
+import {
+  HttpApi,
+  HttpApiBuilder,
+  HttpApiError,
+  HttpApp,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Cause, Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { toBody } from "../shared/errors.ts"
+
+/** Request bodies above this are refused with invalid_request (design §6.2). */
+export const MAX_BODY_BYTES = 1024 * 1024
+
+export interface Route {
+  readonly method: string
+  readonly path: string
+}
+
+/** Routes of an `HttpApi` plus the non-API ones, to tell 404 `not_found` from 405 `method_not_allowed`. */
+export const routesOf = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<Route>): ReadonlyArray<Route> => {
+  const routes: Array<Route> = [...extra]
+  HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => routes.push({ method: endpoint.method, path: endpoint.path })
+  })
+  return routes
+}
+
+const matcher = (pattern: string) =>
+  new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\?:[A-Za-z_]\w*/g, "[^/]+")}/?$`)
+
+/** `["guests", 1, "nacionalidad"]` → `guests[1].nacionalidad`. */
+export const fieldPath = (path: ReadonlyArray<PropertyKey>) =>
+  path.reduce<string>(
+    (out, key) => typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`,
+    ""
+  )
+
+const json = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
+
+/**
+ * The one place framework failures become the spec's Error shape: decode failures → 400 invalid_request
+ * naming every field, malformed JSON → 400 invalid_json, unknown routes → 404 not_found / 405
+ * method_not_allowed, and defects → 500 internal_error with a request id (logged, never leaked).
+ * It wraps the whole router, so it also sees what `HttpApiMiddleware`s cannot (stack-notes §3).
+ */
+export const layer = (routes: ReadonlyArray<Route>) => {
+  const compiled = routes.map((route) => ({ method: route.method, regex: matcher(route.path) }))
+  return HttpApiBuilder.middleware((app) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const requestId = request.headers["x-request-id"]?.slice(0, 100) || randomUUID()
+      yield* HttpApp.appendPreResponseHandler((_request, response) =>
+        Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
+      )
+      const length = Number(request.headers["content-length"] ?? 0)
+      if (length > MAX_BODY_BYTES) {
+        return json(
+          400,
+          toBody("invalid_request", `request body is larger than ${MAX_BODY_BYTES} bytes`, {
+            fields: [{ field: "body", message: `must be at most ${MAX_BODY_BYTES} bytes` }]
+          })
+        )
+      }
+      return yield* app.pipe(
+        Effect.catchAllCause((cause) => {
+          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+          const failure = Cause.failureOption(cause)
+          const error: unknown = Option.getOrElse(failure, () => Cause.squash(cause))
+          if (error instanceof HttpApiError.HttpApiDecodeError) {
+            const fields = error.issues.map((issue) => ({ field: fieldPath(issue.path), message: issue.message }))
+            const named = [...new Set(fields.map((f) => f.field || "body"))].join(", ")
+            return Effect.succeed(json(400, toBody("invalid_request", `invalid request: ${named}`, { fields })))
+          }
+          if (HttpServerError.isServerError(error)) {
+            if (error._tag === "RequestError" && error.reason === "Decode") {
+              return Effect.succeed(json(400, toBody("invalid_json", "request body is not valid JSON")))
+            }
+            if (error._tag === "RouteNotFound") {
+              const path = request.url.split("?", 1)[0]!
+              const allowed = compiled.filter((route) => route.regex.test(path)).map((route) => route.method)
+              return Effect.succeed(
+                allowed.length > 0
+                  ? HttpServerResponse.setHeader(
+                    json(405, toBody("method_not_allowed", `${request.method} is not allowed on ${path}`, { allowed })),
+                    "allow",
+                    [...new Set(allowed)].join(", ")
+                  )
+                  : json(404, toBody("not_found", `no route ${request.method} ${path}`))
+              )
+            }
+          }
+          // Typed failures of the contract (our TaggedErrors) are encoded by HttpApi right after this middleware.
+          if (Option.isSome(failure)) return Effect.failCause(cause)
+          return Effect.logError("request failed with an unexpected error", cause).pipe(
+            Effect.as(json(500, toBody("internal_error", "internal server error; retry", { request_id: requestId })))
+          )
+        }),
+        Effect.annotateLogs({ request_id: requestId })
+      )
+    })
+  )
+}

@@ -1,0 +1,36 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { HealthApi } from "../health/Api.ts"
+import { PropertiesApi } from "../properties/Api.ts"
+import { InternalErrorBody, InvalidJsonBody, InvalidRequestBody } from "../shared/errors.ts"
+
+export const API_VERSION = "2026-10-01"
+
+const description = `Partner Reservation Registration Service. Every partner endpoint takes
+\`Authorization: Bearer <API_KEY>\`; the key prefix (\`svc_test_\` / \`svc_live_\`) decides the environment.
+Errors are \`{error, code, details}\`: program against \`code\`. Responses of partner endpoints carry
+\`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`.`
+
+/**
+ * The single source of the REST surface: the server, `/openapi.json`, `/docs` and the typed test client all
+ * derive from this class.
+ */
+export class PartnerApi extends HttpApi.make("partner")
+  .add(PropertiesApi)
+  .add(HealthApi)
+  .addError(InvalidRequestBody)
+  .addError(InvalidJsonBody)
+  .addError(InternalErrorBody)
+  .annotate(OpenApi.Title, "Partner Reservation Registration Service")
+  .annotate(OpenApi.Version, API_VERSION)
+  .annotate(OpenApi.Description, description)
+  // Decode failures never leave as HttpApiDecodeError: the error middleware rewrites them to invalid_request.
+  .annotate(OpenApi.Transform, (spec) => {
+    const text = JSON.stringify(spec)
+      .replaceAll("{\"$ref\":\"#/components/schemas/HttpApiDecodeError\"},", "")
+      .replaceAll(",{\"$ref\":\"#/components/schemas/HttpApiDecodeError\"}", "")
+    return JSON.parse(text)
+  })
+{}
+
+/** What a `ROLE=worker` process serves: health only. */
+export class WorkerApi extends HttpApi.make("worker").add(HealthApi).addError(InternalErrorBody) {}

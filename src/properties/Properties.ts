@@ -1,0 +1,203 @@
+import { PgClient } from "@effect/sql-pg"
+import type { SqlError } from "@effect/sql"
+import { Effect, Either } from "effect"
+import { Accounts } from "../accounts/Accounts.ts"
+import { AdminError } from "../admin/AdminError.ts"
+import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
+import { ExternalIdInUse, InvalidRequest } from "../shared/errors.ts"
+import type { Environment } from "../shared/Environment.ts"
+import { checkScope, type Property, type PropertyMapping, type PropertyScope } from "./Property.ts"
+
+/** A property as stored, authority settings included (never returned by the partner API). */
+interface PropertyRow {
+  readonly id: string
+  readonly account_id: string
+  readonly environment: Environment
+  readonly name: string
+  readonly internal_name: string | null
+  readonly external_id: string | null
+  readonly rnt_id: string | null
+  readonly checkin_enabled: boolean
+  readonly reports_tra: boolean
+  readonly reports_sire: boolean
+  readonly requires_contract_signature: boolean
+  readonly requires_document_photos: boolean
+}
+
+/** What an operator may set on a property (CLI `properties create|update`); omitted = default / unchanged. */
+export interface PropertySettings {
+  readonly name?: string | undefined
+  readonly environment?: Environment | undefined
+  readonly rnt_id?: string | undefined
+  readonly external_id?: string | undefined
+  readonly internal_name?: string | undefined
+  readonly reports_tra?: boolean | undefined
+  readonly reports_sire?: boolean | undefined
+  readonly requires_contract_signature?: boolean | undefined
+  readonly requires_document_photos?: boolean | undefined
+  readonly checkin_enabled?: boolean | undefined
+  readonly tra_token?: string | undefined
+  readonly sire_hotel_code?: string | undefined
+  readonly sire_city_code?: string | undefined
+  readonly establishment_name?: string | undefined
+  readonly tipo_acomodacion?: string | undefined
+}
+
+const PROPERTY_COLUMNS = `id, account_id, environment, name, internal_name, external_id, rnt_id, checkin_enabled,
+  reports_tra, reports_sire, requires_contract_signature, requires_document_photos`
+
+export const toProperty = (row: PropertyRow): Property => ({
+  property_id: row.id,
+  external_id: row.external_id,
+  rnt_id: row.rnt_id,
+  name: row.name,
+  internal_name: row.internal_name,
+  checkin_enabled: row.checkin_enabled,
+  compliance: { tra: row.reports_tra, sire: row.reports_sire },
+  requires_contract_signature: row.requires_contract_signature,
+  requires_document_photos: row.requires_document_photos
+})
+
+const toAdminView = (row: PropertyRow) => ({ ...toProperty(row), environment: row.environment })
+
+const UNIQUE_VIOLATION = "23505"
+const isUniqueViolation = (error: SqlError.SqlError) =>
+  (error.cause as { code?: string } | undefined)?.code === UNIQUE_VIOLATION
+
+/**
+ * Final external_id per property after applying a batch onto the current mapping, or the first external_id
+ * that would name two properties. Pure: the all-or-nothing rule of spec rule 4 is decided here.
+ */
+export const planMappings = (
+  current: ReadonlyArray<{ readonly id: string; readonly external_id: string | null }>,
+  batch: ReadonlyArray<PropertyMapping>
+): Either.Either<Map<string, string | null>, { readonly external_id: string; readonly property_ids: [string, string] }> => {
+  const final = new Map(current.map((p) => [p.id, p.external_id] as const))
+  for (const mapping of batch) final.set(mapping.property_id, mapping.external_id)
+  const owner = new Map<string, string>()
+  for (const [id, externalId] of final) {
+    if (externalId === null) continue
+    const other = owner.get(externalId)
+    if (other !== undefined) return Either.left({ external_id: externalId, property_ids: [other, id] })
+    owner.set(externalId, id)
+  }
+  return Either.right(final)
+}
+
+/** Properties of an account: listing and mapping for partners, creation and settings for operators. */
+export class Properties extends Effect.Service<Properties>()("properties/Properties", {
+  dependencies: [Accounts.Default],
+  effect: Effect.gen(function*() {
+    const sql = yield* PgClient.PgClient
+    const accounts = yield* Accounts
+
+    /** Endpoint 1: every property of the key's (account, environment). Hot path: one indexed statement. */
+    const list = (key: AuthenticatedKey) =>
+      sql<PropertyRow>`
+        SELECT ${sql.literal(PROPERTY_COLUMNS)} FROM properties
+        WHERE account_id = ${key.accountId} AND environment = ${key.environment}
+        ORDER BY created_at, id`.pipe(Effect.map((rows) => rows.map(toProperty)), Effect.orDie)
+
+    /** Endpoint 2: all-or-nothing; rows of the scope are locked so concurrent batches serialise. */
+    const map = (key: AuthenticatedKey, batch: ReadonlyArray<PropertyMapping>) =>
+      Effect.gen(function*() {
+        const ids = batch.map((m) => m.property_id)
+        const duplicates = ids.filter((id, i) => ids.indexOf(id) !== i)
+        if (duplicates.length > 0) {
+          return yield* new InvalidRequest({
+            message: `property ${duplicates[0]} appears more than once in mappings`,
+            details: {
+              fields: batch.flatMap((m, i) =>
+                duplicates.includes(m.property_id)
+                  ? [{ field: `mappings[${i}].property_id`, message: "appears more than once" }]
+                  : []
+              )
+            }
+          })
+        }
+        const targets = yield* sql<PropertyScope & { id: string }>`
+          SELECT id, account_id, environment, checkin_enabled FROM properties WHERE id IN ${sql.in(ids)}`
+        const byId = new Map(targets.map((t) => [t.id, t]))
+        for (const id of ids) {
+          yield* checkScope(byId.get(id), key, id)
+        }
+        const current = yield* sql<{ id: string; external_id: string | null }>`
+          SELECT id, external_id FROM properties
+          WHERE account_id = ${key.accountId} AND environment = ${key.environment}
+          ORDER BY id FOR UPDATE`
+        const final = yield* Either.mapLeft(planMappings(current, batch), (clash) =>
+          new ExternalIdInUse({
+            message: `external_id ${JSON.stringify(clash.external_id)} would be on two properties`,
+            details: { external_id: clash.external_id, property_ids: clash.property_ids }
+          }))
+        // Clear first, then set: the unique index never sees an intermediate duplicate (swaps work).
+        yield* sql`UPDATE properties SET external_id = NULL, updated_at = now() WHERE id IN ${sql.in(ids)}`
+        const assigned = batch.filter((m) => m.external_id !== null)
+        if (assigned.length > 0) {
+          yield* sql`
+            UPDATE properties AS p SET external_id = v.external_id, updated_at = now()
+            FROM jsonb_to_recordset(${sql.json(assigned)}) AS v(property_id uuid, external_id text)
+            WHERE p.id = v.property_id`
+        }
+        return { ok: true, mappings: batch.map((m) => ({ property_id: m.property_id, external_id: final.get(m.property_id) ?? null })) }
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", (error) =>
+          isUniqueViolation(error)
+            ? Effect.fail(new ExternalIdInUse({ message: "an external_id is already assigned to another property" }))
+            : Effect.die(error)),
+        Effect.withSpan("Properties.map")
+      )
+
+    const adminConflict = (error: SqlError.SqlError) =>
+      isUniqueViolation(error)
+        ? Effect.fail(new AdminError({ message: "that external_id is already on another property", code: "external_id_in_use" }))
+        : Effect.die(error)
+
+    const create = (accountId: string, settings: PropertySettings & { readonly name: string }) =>
+      Effect.gen(function*() {
+        yield* accounts.lock(accountId)
+        const [row] = yield* sql<PropertyRow>`
+          INSERT INTO properties ${
+          sql.insert({
+            account_id: accountId,
+            environment: settings.environment ?? "live",
+            name: settings.name,
+            internal_name: settings.internal_name ?? null,
+            external_id: settings.external_id ?? null,
+            rnt_id: settings.rnt_id ?? null,
+            checkin_enabled: settings.checkin_enabled ?? true,
+            reports_tra: settings.reports_tra ?? true,
+            reports_sire: settings.reports_sire ?? true,
+            requires_contract_signature: settings.requires_contract_signature ?? false,
+            requires_document_photos: settings.requires_document_photos ?? false,
+            tra_token: settings.tra_token ?? null,
+            establishment_name: settings.establishment_name ?? null,
+            tipo_acomodacion: settings.tipo_acomodacion ?? null,
+            sire_hotel_code: settings.sire_hotel_code ?? null,
+            sire_city_code: settings.sire_city_code ?? null
+          })
+        } RETURNING ${sql.literal(PROPERTY_COLUMNS)}`
+        return toAdminView(row!)
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", adminConflict), Effect.withSpan("Properties.create"))
+
+    const update = (propertyId: string, settings: PropertySettings) =>
+      Effect.gen(function*() {
+        const changes = Object.fromEntries(
+          Object.entries(settings).filter(([field, value]) => value !== undefined && field !== "environment")
+        )
+        const rows = Object.keys(changes).length === 0
+          ? yield* sql<PropertyRow>`
+              SELECT ${sql.literal(PROPERTY_COLUMNS)} FROM properties WHERE id::text = ${propertyId}`
+          : yield* sql<PropertyRow>`
+              UPDATE properties SET ${sql.update(changes)}, updated_at = now()
+              WHERE id::text = ${propertyId} RETURNING ${sql.literal(PROPERTY_COLUMNS)}`
+        if (rows[0] === undefined) {
+          return yield* new AdminError({ message: `no property ${propertyId}`, code: "property_not_found" })
+        }
+        return toAdminView(rows[0])
+      }).pipe(Effect.catchTag("SqlError", adminConflict), Effect.withSpan("Properties.update"))
+
+    return { list, map, create, update } as const
+  })
+}) {}

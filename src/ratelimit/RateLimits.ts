@@ -1,0 +1,94 @@
+import * as RateLimiter from "@effect/experimental/RateLimiter"
+import * as RedisRateLimiter from "@effect/experimental/RateLimiter/Redis"
+import { Clock, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { AppConfig } from "../config/AppConfig.ts"
+import type { KeyLimits } from "../auth/CurrentKey.ts"
+import { RateLimited } from "../shared/errors.ts"
+
+/** The spec's three per-key budgets ("Limits"); design §6.15 says which request counts where. */
+export type Bucket = "reads" | "writes" | "tests"
+
+/** Reads are GETs; the webhook test event has its own bucket; everything else is a write. */
+export const bucketFor = (method: string, path: string): Bucket =>
+  method === "GET" || method === "HEAD"
+    ? "reads"
+    : method === "POST" && /^\/api\/partners\/webhooks\/[^/]+\/test\/?$/.test(path)
+    ? "tests"
+    : "writes"
+
+export type RateLimitHeaders = Readonly<Record<string, string>>
+
+/** The outcome of counting one request: the headers to send either way, and the error when refused. */
+export type Decision =
+  | { readonly allowed: true; readonly headers: RateLimitHeaders }
+  | { readonly allowed: false; readonly headers: RateLimitHeaders; readonly error: RateLimited }
+
+export interface RateLimitsShape {
+  /** Counts one request of `keyId` in `bucket`. A refused request does not count (design §6.15). */
+  readonly consume: (keyId: string, bucket: Bucket, limits: KeyLimits) => Effect.Effect<Decision>
+}
+
+export class RateLimits extends Context.Tag("ratelimit/RateLimits")<RateLimits, RateLimitsShape>() {}
+
+const headers = (limit: number, remaining: number, resetAt: number): RateLimitHeaders => ({
+  "x-ratelimit-limit": String(limit),
+  "x-ratelimit-remaining": String(Math.max(0, remaining)),
+  "x-ratelimit-reset": String(resetAt)
+})
+
+const make = Effect.gen(function*() {
+  const limiter = yield* RateLimiter.RateLimiter
+  const consume: RateLimitsShape["consume"] = (keyId, bucket, limits) =>
+    Effect.gen(function*() {
+      const limit = limits[bucket]
+      const now = yield* Clock.currentTimeMillis
+      const result = yield* limiter.consume({ key: `${keyId}:${bucket}`, limit, window: "1 minute" }).pipe(
+        Effect.either
+      )
+      if (result._tag === "Right") {
+        // resetAfter is when the full budget is back (design §6.15).
+        const resetAt = Math.ceil((now + Duration.toMillis(result.right.resetAfter)) / 1000)
+        return { allowed: true, headers: headers(limit, result.right.remaining, resetAt) } as const
+      }
+      const error = result.left
+      if (error.reason === "StoreError") {
+        // A broken shared store must not take the API down: fail open, loudly.
+        yield* Effect.logWarning("rate-limit store unavailable; request allowed without counting", error.cause)
+        return { allowed: true, headers: headers(limit, limit, Math.ceil((now + 60_000) / 1000)) } as const
+      }
+      const retryAfterMillis = Math.max(1000, Duration.toMillis(error.retryAfter))
+      const retryAfter = Math.ceil(retryAfterMillis / 1000)
+      return {
+        allowed: false,
+        headers: { ...headers(limit, 0, Math.ceil((now + retryAfterMillis) / 1000)), "retry-after": String(retryAfter) },
+        error: new RateLimited({
+          message: `rate limit of ${limit} ${bucket} per minute exceeded; retry in ${retryAfter} s`,
+          details: { bucket, limit, retry_after: retryAfter }
+        })
+      } as const
+    })
+  return RateLimits.of({ consume })
+})
+
+const redisOptions = (url: string) => {
+  const parsed = new URL(url)
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port || 6379),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.pathname.length > 1 ? { db: Number(parsed.pathname.slice(1)) } : {}),
+    ...(parsed.protocol === "rediss:" ? { tls: {} } : {}),
+    prefix: "partner-registration:ratelimit:"
+  }
+}
+
+/** Counters in memory, or in Redis when `REDIS_URL` is set so every instance shares them. */
+export const layer = Layer.effect(RateLimits, make).pipe(
+  Layer.provide(RateLimiter.layer),
+  Layer.provide(Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+    Option.match(config.redisUrl, {
+      onNone: () => RateLimiter.layerStoreMemory,
+      onSome: (url) => RedisRateLimiter.layerStore(redisOptions(Redacted.value(url)))
+    }))))
+)

@@ -1,0 +1,133 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+/**
+ * Every expected failure of the partner API: one `Schema.TaggedError` per stable error code of the spec's
+ * error table (plus `not_found` / `method_not_allowed`, design §6.2). Handlers fail with the class
+ * (`yield* new PropertyNotFound({ message })`); on the wire each becomes exactly `{error, code, details}`
+ * through its `Body` schema, which is what the `HttpApi` contract declares.
+ */
+
+export const Details = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+export type Details = typeof Details.Type
+
+const fields = {
+  message: Schema.String,
+  details: Schema.optionalWith(Details, { default: () => ({}) })
+}
+
+/** The spec's Error shape. */
+export const ErrorBody = <const Code extends string>(code: Code) =>
+  Schema.Struct({ error: Schema.String, code: Schema.Literal(code), details: Details })
+
+interface ErrorClass<Self> {
+  new(props: { readonly message: string; readonly details?: Details }): Self
+  readonly identifier: string
+}
+
+/**
+ * The wire schema of one error class: decodes a `{error, code, details}` body into the class (for the typed
+ * client) and encodes an instance into that body, dropping `_tag` (stack-notes P11).
+ */
+const wire = <Self extends { readonly message: string; readonly details: Details }, const Code extends string>(
+  cls: ErrorClass<Self>,
+  code: Code,
+  status: number
+) =>
+  Schema.transform(ErrorBody(code), Schema.instanceOf(cls as unknown as new(...args: any) => Self), {
+    strict: true,
+    decode: (body) => new cls({ message: body.error, details: body.details }),
+    encode: (error) => ({ error: error.message, code, details: error.details })
+  }).annotations(HttpApiSchema.annotations({ status, identifier: `${cls.identifier}Error`, description: code }))
+
+export class InvalidJson extends Schema.TaggedError<InvalidJson>()("InvalidJson", fields) {}
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", fields) {}
+export class InvalidWebhookUrl extends Schema.TaggedError<InvalidWebhookUrl>()("InvalidWebhookUrl", fields) {}
+export class RegistrationRejected extends Schema.TaggedError<RegistrationRejected>()("RegistrationRejected", fields) {}
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", fields) {}
+export class PropertyOutOfScope extends Schema.TaggedError<PropertyOutOfScope>()("PropertyOutOfScope", fields) {}
+export class SandboxPropertyRequired
+  extends Schema.TaggedError<SandboxPropertyRequired>()("SandboxPropertyRequired", fields)
+{}
+export class LivePropertyRequired extends Schema.TaggedError<LivePropertyRequired>()("LivePropertyRequired", fields) {}
+export class PropertyNotFound extends Schema.TaggedError<PropertyNotFound>()("PropertyNotFound", fields) {}
+export class RegistrationNotFound extends Schema.TaggedError<RegistrationNotFound>()("RegistrationNotFound", fields) {}
+export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("WebhookNotFound", fields) {}
+export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>()("DeliveryNotFound", fields) {}
+export class ReservationConflict extends Schema.TaggedError<ReservationConflict>()("ReservationConflict", fields) {}
+export class CreationInProgress extends Schema.TaggedError<CreationInProgress>()("CreationInProgress", fields) {}
+export class RegistrationOpen extends Schema.TaggedError<RegistrationOpen>()("RegistrationOpen", fields) {}
+export class ReservationCancelled extends Schema.TaggedError<ReservationCancelled>()("ReservationCancelled", fields) {}
+export class AlreadyReported extends Schema.TaggedError<AlreadyReported>()("AlreadyReported", fields) {}
+export class GuestsAlreadyRegistered
+  extends Schema.TaggedError<GuestsAlreadyRegistered>()("GuestsAlreadyRegistered", fields)
+{}
+export class DuplicateDocument extends Schema.TaggedError<DuplicateDocument>()("DuplicateDocument", fields) {}
+export class ExternalIdInUse extends Schema.TaggedError<ExternalIdInUse>()("ExternalIdInUse", fields) {}
+export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>()("WebhookLimitReached", fields) {}
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", fields) {}
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields) {}
+export class TrmUnavailable extends Schema.TaggedError<TrmUnavailable>()("TrmUnavailable", fields) {}
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", fields) {}
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", fields) {}
+
+/** The error table: class → (stable code, HTTP status). The single place a code or status is written. */
+export const InvalidJsonBody = wire(InvalidJson, "invalid_json", 400)
+export const InvalidRequestBody = wire(InvalidRequest, "invalid_request", 400)
+export const InvalidWebhookUrlBody = wire(InvalidWebhookUrl, "invalid_webhook_url", 400)
+export const RegistrationRejectedBody = wire(RegistrationRejected, "registration_rejected", 400)
+export const UnauthorizedBody = wire(Unauthorized, "unauthorized", 401)
+export const PropertyOutOfScopeBody = wire(PropertyOutOfScope, "property_out_of_scope", 403)
+export const SandboxPropertyRequiredBody = wire(SandboxPropertyRequired, "sandbox_property_required", 403)
+export const LivePropertyRequiredBody = wire(LivePropertyRequired, "live_property_required", 403)
+export const PropertyNotFoundBody = wire(PropertyNotFound, "property_not_found", 404)
+export const RegistrationNotFoundBody = wire(RegistrationNotFound, "registration_not_found", 404)
+export const WebhookNotFoundBody = wire(WebhookNotFound, "webhook_not_found", 404)
+export const DeliveryNotFoundBody = wire(DeliveryNotFound, "delivery_not_found", 404)
+export const ReservationConflictBody = wire(ReservationConflict, "reservation_conflict", 409)
+export const CreationInProgressBody = wire(CreationInProgress, "creation_in_progress", 409)
+export const RegistrationOpenBody = wire(RegistrationOpen, "registration_open", 409)
+export const ReservationCancelledBody = wire(ReservationCancelled, "reservation_cancelled", 409)
+export const AlreadyReportedBody = wire(AlreadyReported, "already_reported", 409)
+export const GuestsAlreadyRegisteredBody = wire(GuestsAlreadyRegistered, "guests_already_registered", 409)
+export const DuplicateDocumentBody = wire(DuplicateDocument, "duplicate_document", 409)
+export const ExternalIdInUseBody = wire(ExternalIdInUse, "external_id_in_use", 409)
+export const WebhookLimitReachedBody = wire(WebhookLimitReached, "webhook_limit_reached", 409)
+export const RateLimitedBody = wire(RateLimited, "rate_limited", 429)
+export const InternalErrorBody = wire(InternalError, "internal_error", 500)
+export const TrmUnavailableBody = wire(TrmUnavailable, "trm_unavailable", 503)
+export const NotFoundBody = wire(NotFound, "not_found", 404)
+export const MethodNotAllowedBody = wire(MethodNotAllowed, "method_not_allowed", 405)
+
+/** Every error body, for the table test and for documentation. */
+export const allErrorBodies = [
+  InvalidJsonBody,
+  InvalidRequestBody,
+  InvalidWebhookUrlBody,
+  RegistrationRejectedBody,
+  UnauthorizedBody,
+  PropertyOutOfScopeBody,
+  SandboxPropertyRequiredBody,
+  LivePropertyRequiredBody,
+  PropertyNotFoundBody,
+  RegistrationNotFoundBody,
+  WebhookNotFoundBody,
+  DeliveryNotFoundBody,
+  ReservationConflictBody,
+  CreationInProgressBody,
+  RegistrationOpenBody,
+  ReservationCancelledBody,
+  AlreadyReportedBody,
+  GuestsAlreadyRegisteredBody,
+  DuplicateDocumentBody,
+  ExternalIdInUseBody,
+  WebhookLimitReachedBody,
+  RateLimitedBody,
+  InternalErrorBody,
+  TrmUnavailableBody,
+  NotFoundBody,
+  MethodNotAllowedBody
+] as const
+
+/** Renders an error instance as the spec's Error body, for the few responses built outside `HttpApi`. */
+export const toBody = (code: string, message: string, details: Details = {}) => ({ error: message, code, details })
