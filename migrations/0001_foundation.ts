@@ -44,7 +44,8 @@ export default Effect.gen(function*() {
       tipo_acomodacion text,
       sire_hotel_code text,
       sire_city_code text,
-      created_at timestamptz NOT NULL DEFAULT now(),
+      -- clock_timestamp(): properties created in one transaction still list in creation order
+      created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
       updated_at timestamptz NOT NULL DEFAULT now()
     )`
   yield* sql`CREATE INDEX properties_scope_idx ON properties (account_id, environment, created_at, id)`

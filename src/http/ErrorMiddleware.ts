@@ -71,8 +71,14 @@ export const layer = (routes: ReadonlyArray<Route>) => {
           const failure = Cause.failureOption(cause)
           const error: unknown = Option.getOrElse(failure, () => Cause.squash(cause))
           if (error instanceof HttpApiError.HttpApiDecodeError) {
-            const fields = error.issues.map((issue) => ({ field: fieldPath(issue.path), message: issue.message }))
-            const named = [...new Set(fields.map((f) => f.field || "body"))].join(", ")
+            // A union reports one issue per member (`Expected string` / `Expected null`): one entry per field.
+            const byField = new Map<string, Array<string>>()
+            for (const issue of error.issues) {
+              const field = fieldPath(issue.path) || "body"
+              byField.set(field, [...(byField.get(field) ?? []), issue.message])
+            }
+            const fields = [...byField].map(([field, messages]) => ({ field, message: messages.join("; or ") }))
+            const named = [...byField.keys()].join(", ")
             return Effect.succeed(json(400, toBody("invalid_request", `invalid request: ${named}`, { fields })))
           }
           if (HttpServerError.isServerError(error)) {

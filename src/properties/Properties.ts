@@ -1,4 +1,4 @@
-import { PgClient } from "@effect/sql-pg"
+import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql"
 import { Effect, Either } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
@@ -88,7 +88,7 @@ export const planMappings = (
 export class Properties extends Effect.Service<Properties>()("properties/Properties", {
   dependencies: [Accounts.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* PgClient.PgClient
+    const sql = yield* SqlClient.SqlClient
     const accounts = yield* Accounts
 
     /** Endpoint 1: every property of the key's (account, environment). Hot path: one indexed statement. */
@@ -136,7 +136,7 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
         if (assigned.length > 0) {
           yield* sql`
             UPDATE properties AS p SET external_id = v.external_id, updated_at = now()
-            FROM jsonb_to_recordset(${sql.json(assigned)}) AS v(property_id uuid, external_id text)
+            FROM jsonb_to_recordset(${JSON.stringify(assigned)}::jsonb) AS v(property_id uuid, external_id text)
             WHERE p.id = v.property_id`
         }
         return { ok: true, mappings: batch.map((m) => ({ property_id: m.property_id, external_id: final.get(m.property_id) ?? null })) }
