@@ -1,0 +1,101 @@
+import { FetchHttpClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
+import { RpcClient, RpcSerialization } from "@effect/rpc"
+import { ConfigProvider, Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import * as NodeFs from "node:fs/promises"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { AdminRpcs } from "../../src/admin/AdminRpcs.ts"
+import { App } from "../../src/App.ts"
+import * as AppConfig from "../../src/config/AppConfig.ts"
+import * as Logging from "../../src/config/Logging.ts"
+
+export interface RunningApp {
+  readonly baseUrl: string
+  readonly adminToken: string
+  readonly dataDir: string
+  readonly env: Readonly<Record<string, string>>
+  readonly stop: () => Promise<void>
+}
+
+export const tempDir = (prefix: string) => NodeFs.mkdtemp(NodePath.join(NodeOs.tmpdir(), `${prefix}-`))
+
+/**
+ * Boots the real application layer in-process on a random port, configured only through `env` (as the
+ * process would be), and answers its base URL. Nothing is mocked: HTTP, database and RPC are real.
+ */
+export const startApp = async (env: Record<string, string>): Promise<RunningApp> => {
+  const dataDir = env.DATA_DIR ?? await tempDir("app")
+  const adminToken = env.ADMIN_TOKEN ?? `admin-${Math.random().toString(36).slice(2)}`
+  const full: Record<string, string> = {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "Error",
+    LOG_FORMAT: "pretty",
+    ...env,
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: adminToken
+  }
+  const provider = Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(full))))
+  const config = AppConfig.layer.pipe(Layer.provide(provider))
+  const runtime = ManagedRuntime.make(
+    App.pipe(Layer.provide(config), Layer.provide(Logging.layer.pipe(Layer.provide(config))), Layer.provide(provider))
+  )
+  const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+  const baseUrl = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
+  return { baseUrl, adminToken, dataDir, env: full, stop: () => runtime.dispose() }
+}
+
+/** Calls the admin RPC of a running app, as the CLI does. */
+export const admin = <A, E>(
+  app: Pick<RunningApp, "baseUrl" | "adminToken">,
+  use: (client: RpcClient.FromGroup<typeof AdminRpcs, any>) => Effect.Effect<A, E>
+): Promise<A> => {
+  const http = Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(HttpClient.HttpClient, (client) =>
+      client.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(Redacted.make(app.adminToken)))))
+  ).pipe(Layer.provide(FetchHttpClient.layer))
+  const protocol = RpcClient.layerProtocolHttp({ url: `${app.baseUrl}/rpc/admin` }).pipe(
+    Layer.provide([http, RpcSerialization.layerJson])
+  )
+  return Effect.runPromise(RpcClient.make(AdminRpcs).pipe(Effect.flatMap(use), Effect.scoped, Effect.provide(protocol)))
+}
+
+/** An account with a sandbox (two test properties, one test key) and one live key. */
+export const seedAccount = async (app: RunningApp, name = "Hotelera Andina") => {
+  const account = await admin(app, (c) => c.CreateAccount({ name, email: `${name.replace(/\W/g, "").toLowerCase()}@example.co` }))
+  const sandbox = await admin(app, (c) => c.CreateSandbox({ account_id: account.account_id }))
+  const live = await admin(app, (c) => c.CreateKey({ account_id: account.account_id, environment: "live" }))
+  return { accountId: account.account_id, testKey: sandbox.api_key, liveKey: live.api_key, testProperties: sandbox.properties }
+}
+
+export interface HttpResult<B = any> {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: B
+}
+
+/** A plain HTTP call, so tests see the exact wire: status, headers and JSON body. */
+export const call = async <B = any>(
+  app: Pick<RunningApp, "baseUrl">,
+  method: string,
+  path: string,
+  options: { readonly key?: string; readonly json?: unknown; readonly body?: string; readonly headers?: Record<string, string> } = {}
+): Promise<HttpResult<B>> => {
+  const headers: Record<string, string> = { ...options.headers }
+  if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`
+  let body: string | undefined = options.body
+  if (options.json !== undefined) {
+    body = JSON.stringify(options.json)
+    headers["content-type"] = "application/json"
+  }
+  const response = await fetch(`${app.baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body }) })
+  const text = await response.text()
+  let parsed: unknown = text
+  try {
+    parsed = text === "" ? null : JSON.parse(text)
+  } catch {
+    // not JSON: leave the text for the assertion to show
+  }
+  return { status: response.status, headers: response.headers, body: parsed as B }
+}

@@ -1,0 +1,42 @@
+import Pg from "pg"
+
+/** The PostgreSQL the suite runs against (CI and dev machines: 127.0.0.1:5432, trust auth, database `test`). */
+export const ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+
+const withAdminClient = async <A>(use: (client: Pg.Client) => Promise<A>) => {
+  const client = new Pg.Client({ connectionString: ADMIN_DATABASE_URL })
+  await client.connect()
+  try {
+    return await use(client)
+  } finally {
+    await client.end()
+  }
+}
+
+export interface TestDatabase {
+  readonly url: string
+  readonly name: string
+  readonly query: <R extends Record<string, unknown> = Record<string, unknown>>(
+    text: string,
+    values?: ReadonlyArray<unknown>
+  ) => Promise<Array<R>>
+  readonly drop: () => Promise<void>
+}
+
+/** A fresh, empty database per test file: files run in isolation and leave nothing behind. */
+export const freshDatabase = async (): Promise<TestDatabase> => {
+  const name = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  await withAdminClient((client) => client.query(`CREATE DATABASE ${name}`))
+  const url = new URL(ADMIN_DATABASE_URL)
+  url.pathname = `/${name}`
+  const pool = new Pg.Pool({ connectionString: url.toString(), max: 2 })
+  return {
+    url: url.toString(),
+    name,
+    query: async (text, values) => (await pool.query(text, values as Array<unknown>)).rows,
+    drop: async () => {
+      await pool.end()
+      await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+    }
+  }
+}
