@@ -28,7 +28,9 @@ export class PartnerApi extends HttpApi.make("partner")
     const text = JSON.stringify(spec)
       .replaceAll("{\"$ref\":\"#/components/schemas/HttpApiDecodeError\"},", "")
       .replaceAll(",{\"$ref\":\"#/components/schemas/HttpApiDecodeError\"}", "")
-    return JSON.parse(text)
+    const cleaned = JSON.parse(text)
+    for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete cleaned.components?.schemas?.[name]
+    return cleaned
   })
 {}
 

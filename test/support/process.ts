@@ -1,0 +1,122 @@
+import type { Subprocess } from "bun"
+
+/** The repository root: every child process runs from here, as an operator would. */
+export const ROOT = new URL("../../", import.meta.url).pathname
+
+const BUN = `${ROOT}node_modules/.bin/bun`
+
+/** Only what a child needs from our environment: no DATABASE_URL/ADMIN_TOKEN leaks in by accident. */
+const baseEnv = (): Record<string, string> => ({
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: process.env.HOME ?? "/tmp",
+  TMPDIR: process.env.TMPDIR ?? "/tmp"
+})
+
+export interface CliResult {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+  /** stdout parsed as JSON (undefined if it is not JSON). */
+  readonly json: any
+  /** stderr parsed as JSON (undefined if it is not JSON). */
+  readonly error: any
+}
+
+const parse = (text: string) => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** Runs `bun src/cli.ts <args>` as a real process and collects its exit code and output. */
+export const runCli = async (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<CliResult> => {
+  const child = Bun.spawn([BUN, "src/cli.ts", ...args], {
+    cwd: ROOT,
+    env: { ...baseEnv(), ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe"
+  })
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited
+  ])
+  return { code, stdout, stderr, json: parse(stdout), error: parse(stderr) }
+}
+
+export interface ServiceProcess {
+  readonly child: Subprocess<"ignore", "pipe", "pipe">
+  /** Everything the process wrote so far (stdout and stderr interleaved by arrival). */
+  readonly output: () => string
+  /** Resolves with the base URL once the process logs its listening address; rejects if it exits first. */
+  readonly ready: (timeoutMs?: number) => Promise<string>
+  /** SIGTERM (if still running) and wait for the exit code. */
+  readonly stop: () => Promise<number>
+}
+
+/** Starts `bun src/main.ts` as a real process with exactly `env` (plus PATH/HOME). */
+export const spawnService = (env: Record<string, string>): ServiceProcess => {
+  const child = Bun.spawn([BUN, "src/main.ts"], {
+    cwd: ROOT,
+    env: { ...baseEnv(), PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "Info", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe"
+  })
+  let text = ""
+  const listeners = new Set<() => void>()
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder()
+    for await (const chunk of stream) {
+      text += decoder.decode(chunk, { stream: true })
+      for (const listener of listeners) listener()
+    }
+  }
+  const pumped = Promise.all([pump(child.stdout), pump(child.stderr)])
+  const address = () => /Listening on (http:\/\/[0-9.]+:\d+)/.exec(text)?.[1]
+
+  const ready = (timeoutMs = 20_000) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const url = address()
+        if (url !== undefined) {
+          listeners.delete(check)
+          clearTimeout(timer)
+          resolve(url)
+        }
+      }
+      const timer = setTimeout(() => {
+        listeners.delete(check)
+        reject(new Error(`service did not log its address within ${timeoutMs} ms; output:\n${text}`))
+      }, timeoutMs)
+      listeners.add(check)
+      check()
+      child.exited.then(async (code) => {
+        await pumped
+        check()
+        if (address() === undefined) {
+          clearTimeout(timer)
+          reject(new Error(`service exited with ${code} before listening; output:\n${text}`))
+        }
+      })
+    })
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
+    const code = await child.exited
+    await pumped
+    return code
+  }
+
+  return { child, output: () => text, ready, stop }
+}
+
+/** Waits for `promise`, failing after `ms` with `what` in the message. */
+export const within = <A>(ms: number, what: string, promise: Promise<A>): Promise<A> =>
+  Promise.race([
+    promise,
+    new Promise<A>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms))
+  ])
