@@ -1,0 +1,29 @@
+# Production image: Bun runtime, production dependencies installed from the lockfile, non-root user.
+# Build: docker build -t partner-registration .   Run: docker run -p 3000:3000 -e DATABASE_URL=… partner-registration
+
+# 1. Dependencies from package-lock.json (npm ci). Bun itself comes from the runtime image, so dev
+#    dependencies (the bun npm package, TypeScript, test tools) stay out of the image.
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+# 2. Runtime: Bun runs the TypeScript sources directly.
+FROM oven/bun:1.4.5-slim
+WORKDIR /app
+ENV NODE_ENV=production \
+    PORT=3000 \
+    HOST=0.0.0.0 \
+    DATA_DIR=/app/data \
+    LOG_FORMAT=json
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json tsconfig.json bunfig.toml ./
+COPY migrations ./migrations
+COPY src ./src
+# The image's non-root "bun" user owns only the data directory (embedded database, admin token, documents).
+RUN mkdir -p /app/data && chown -R bun:bun /app/data
+USER bun
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD bun -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then(r => process.exit(r.ok ? 0 : 1)).catch(() => process.exit(1))"
+CMD ["bun", "src/main.ts"]
