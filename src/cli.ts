@@ -181,7 +181,7 @@ const settingsOf = (o: PropertyFlagValues) => ({
   requires_contract_signature: toggle(o.contract, o.noContract),
   requires_document_photos: toggle(o.photos, o.noPhotos),
   checkin_enabled: toggle(o.checkinEnabled, o.checkinDisabled),
-  tra_token: value(o.traToken),
+  tra_token: Option.getOrUndefined(Option.map(o.traToken, Redacted.make)),
   sire_hotel_code: value(o.sireHotelCode),
   sire_city_code: value(o.sireCityCode),
   establishment_name: value(o.establishmentName),

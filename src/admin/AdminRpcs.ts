@@ -20,7 +20,8 @@ export const PropertySettings = {
   requires_contract_signature: Schema.optional(Schema.Boolean),
   requires_document_photos: Schema.optional(Schema.Boolean),
   checkin_enabled: Schema.optional(Schema.Boolean),
-  tra_token: Schema.optional(Schema.String),
+  // Redacted: the TRA token shows as <redacted> in any log or trace of the RPC call.
+  tra_token: Schema.optional(Schema.Redacted(Schema.String)),
   sire_hotel_code: Schema.optional(Schema.String),
   sire_city_code: Schema.optional(Schema.String),
   establishment_name: Schema.optional(Schema.String),

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql"
-import { Effect, Either } from "effect"
+import { Effect, Either, Redacted } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
 import { AdminError } from "../admin/AdminError.ts"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
@@ -36,7 +36,7 @@ export interface PropertySettings {
   readonly requires_contract_signature?: boolean | undefined
   readonly requires_document_photos?: boolean | undefined
   readonly checkin_enabled?: boolean | undefined
-  readonly tra_token?: string | undefined
+  readonly tra_token?: Redacted.Redacted<string> | undefined
   readonly sire_hotel_code?: string | undefined
   readonly sire_city_code?: string | undefined
   readonly establishment_name?: string | undefined
@@ -171,7 +171,7 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
             reports_sire: settings.reports_sire ?? true,
             requires_contract_signature: settings.requires_contract_signature ?? false,
             requires_document_photos: settings.requires_document_photos ?? false,
-            tra_token: settings.tra_token ?? null,
+            tra_token: settings.tra_token === undefined ? null : Redacted.value(settings.tra_token),
             establishment_name: settings.establishment_name ?? null,
             tipo_acomodacion: settings.tipo_acomodacion ?? null,
             sire_hotel_code: settings.sire_hotel_code ?? null,
@@ -184,7 +184,9 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
     const update = (propertyId: string, settings: PropertySettings) =>
       Effect.gen(function*() {
         const changes = Object.fromEntries(
-          Object.entries(settings).filter(([field, value]) => value !== undefined && field !== "environment")
+          Object.entries(settings)
+            .filter(([field, value]) => value !== undefined && field !== "environment")
+            .map(([field, value]) => [field, Redacted.isRedacted(value) ? Redacted.value(value) : value])
         )
         const rows = Object.keys(changes).length === 0
           ? yield* sql<PropertyRow>`

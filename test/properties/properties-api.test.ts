@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { Redacted } from "effect"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 
@@ -15,7 +16,12 @@ beforeAll(async () => {
   a = await seedAccount(app, "Hotelera A")
   b = await seedAccount(app, "Hotelera B")
   liveProperty = await admin(app, (c) =>
-    c.CreateProperty({ account_id: a.accountId, name: "Hotel Real Cartagena", rnt_id: "RNT-123", tra_token: "tok-secret" }))
+    c.CreateProperty({
+      account_id: a.accountId,
+      name: "Hotel Real Cartagena",
+      rnt_id: "RNT-123",
+      tra_token: Redacted.make("tok-secret")
+    }))
   otherLiveProperty = await admin(app, (c) => c.CreateProperty({ account_id: b.accountId, name: "Hotel B Live" }))
 })
 
@@ -53,6 +59,9 @@ describe("GET /api/partners/properties (endpoint 1)", () => {
     expect(text).not.toContain("tok-secret")
     expect(text).not.toContain("tra_token")
     expect(text).not.toContain("environment")
+    // stored for the TRA client, which needs it
+    const stored = await db.query("SELECT tra_token FROM properties WHERE id = $1", [liveProperty.property_id])
+    expect(stored).toEqual([{ tra_token: "tok-secret" }])
   })
 
   test("tenant isolation: another account's key never sees these properties", async () => {
