@@ -1,51 +1,38 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
-import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { describe, expect, test } from "bun:test"
+import { call } from "../support/app.ts"
+import { appFixture } from "../support/fixture.ts"
 
-let db: TestDatabase
-let app: RunningApp
-let account: Awaited<ReturnType<typeof seedAccount>>
-
-beforeAll(async () => {
-  db = await freshDatabase()
-  app = await startApp({ DATABASE_URL: db.url })
-  account = await seedAccount(app)
-})
-
-afterAll(async () => {
-  await app?.stop()
-  await db?.drop()
-})
+const f = appFixture()
 
 describe("framework errors use the spec's Error shape", () => {
   test("unknown route → 404 not_found", async () => {
-    const res = await call(app, "GET", "/api/partners/nothing-here", { key: account.testKey })
+    const res = await call(f.app, "GET", "/api/partners/nothing-here", { key: f.account.testKey })
     expect(res.status).toBe(404)
     expect(res.body).toEqual({ error: expect.any(String), code: "not_found", details: {} })
   })
 
   test("wrong method on a known route → 405 method_not_allowed with Allow", async () => {
-    const res = await call(app, "DELETE", "/api/partners/properties", { key: account.testKey })
+    const res = await call(f.app, "DELETE", "/api/partners/properties", { key: f.account.testKey })
     expect(res.status).toBe(405)
     expect(res.body.code).toBe("method_not_allowed")
     expect(res.headers.get("allow")).toBe("GET, PATCH")
   })
 
   test("a body over 1 MB → 400 invalid_request, nothing changed", async () => {
-    const res = await call(app, "PATCH", "/api/partners/properties", {
-      key: account.testKey,
-      json: { mappings: [{ property_id: account.testProperties[0]!.property_id, external_id: "BIG" }], pad: "x".repeat(1_100_000) }
+    const res = await call(f.app, "PATCH", "/api/partners/properties", {
+      key: f.account.testKey,
+      json: { mappings: [{ property_id: f.account.testProperties[0]!.property_id, external_id: "BIG" }], pad: "x".repeat(1_100_000) }
     })
     expect(res.status).toBe(400)
     expect(res.body.code).toBe("invalid_request")
-    const rows = await db.query("SELECT 1 FROM properties WHERE external_id = 'BIG'")
+    const rows = await f.db.query("SELECT 1 FROM properties WHERE external_id = 'BIG'")
     expect(rows).toHaveLength(0)
   })
 
   test("an unexpected failure → 500 internal_error with a request id and nothing internal", async () => {
-    await db.query("ALTER TABLE properties RENAME TO properties_moved")
+    await f.db.query("ALTER TABLE properties RENAME TO properties_moved")
     try {
-      const res = await call(app, "GET", "/api/partners/properties", { key: account.testKey })
+      const res = await call(f.app, "GET", "/api/partners/properties", { key: f.account.testKey })
       expect(res.status).toBe(500)
       expect(res.body.code).toBe("internal_error")
       expect(Object.keys(res.body).sort()).toEqual(["code", "details", "error"])
@@ -53,20 +40,20 @@ describe("framework errors use the spec's Error shape", () => {
       const text = JSON.stringify(res.body)
       expect(text).not.toMatch(/properties|SELECT|relation|SqlError|stack|at /i)
     } finally {
-      await db.query("ALTER TABLE properties_moved RENAME TO properties")
+      await f.db.query("ALTER TABLE properties_moved RENAME TO properties")
     }
-    expect((await call(app, "GET", "/api/partners/properties", { key: account.testKey })).status).toBe(200)
+    expect((await call(f.app, "GET", "/api/partners/properties", { key: f.account.testKey })).status).toBe(200)
   })
 
   test("a caller's X-Request-Id is echoed", async () => {
-    const res = await call(app, "GET", "/api/partners/properties", { key: account.testKey, headers: { "x-request-id": "pms-42" } })
+    const res = await call(f.app, "GET", "/api/partners/properties", { key: f.account.testKey, headers: { "x-request-id": "pms-42" } })
     expect(res.headers.get("x-request-id")).toBe("pms-42")
   })
 })
 
 describe("public documents", () => {
   test("/openapi.json is generated from the contract, without authentication", async () => {
-    const res = await call(app, "GET", "/openapi.json")
+    const res = await call(f.app, "GET", "/openapi.json")
     expect(res.status).toBe(200)
     expect(res.body.openapi).toBe("3.1.0")
     expect(res.body.info.version).toBe("2026-10-01")
@@ -78,7 +65,7 @@ describe("public documents", () => {
   })
 
   test("/docs serves the documentation page without authentication", async () => {
-    const res = await fetch(`${app.baseUrl}/docs`)
+    const res = await fetch(`${f.app.baseUrl}/docs`)
     expect(res.status).toBe(200)
     expect(res.headers.get("content-type")).toContain("text/html")
     const page = await res.text()
@@ -88,7 +75,7 @@ describe("public documents", () => {
   })
 
   test("/healthz and /readyz", async () => {
-    expect((await call(app, "GET", "/healthz")).body).toEqual({ status: "ok" })
-    expect((await call(app, "GET", "/readyz")).body).toEqual({ status: "ready", database: "postgres", role: "all" })
+    expect((await call(f.app, "GET", "/healthz")).body).toEqual({ status: "ok" })
+    expect((await call(f.app, "GET", "/readyz")).body).toEqual({ status: "ready", database: "postgres", role: "all" })
   })
 })
