@@ -1,9 +1,9 @@
-import { Command, Options } from "@effect/cli"
+import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { BunContext, BunRuntime } from "@effect/platform-bun"
 import { RpcClient, RpcSerialization } from "@effect/rpc"
 import type { RpcClientError } from "@effect/rpc/RpcClientError"
-import { Cause, Config, Console, Data, Effect, Layer, Option, Redacted } from "effect"
+import { Cause, Config, Console, Data, Effect, Layer, Option, ParseResult, Redacted } from "effect"
 import * as NodeFs from "node:fs/promises"
 import { AdminError } from "./admin/AdminError.ts"
 import { AdminRpcs } from "./admin/AdminRpcs.ts"
@@ -69,9 +69,12 @@ const withAdmin = <A>(
         Effect.fail(
           new CliFailure({ code: "admin_unreachable", message: `cannot call the admin RPC at ${url}: ${error.message}` })
         )),
+      // The client validates payloads before sending: a refused value is the caller's mistake.
       Effect.catchAllDefect((defect) =>
         Effect.fail(
-          new CliFailure({ code: "admin_unreachable", message: `cannot call the admin RPC at ${url}: ${String(defect)}` })
+          ParseResult.isParseError(defect)
+            ? new CliFailure({ code: "invalid_request", message: ParseResult.TreeFormatter.formatErrorSync(defect) })
+            : new CliFailure({ code: "admin_unreachable", message: `cannot call the admin RPC at ${url}: ${String(defect)}` })
         )
       )
     )
@@ -145,7 +148,6 @@ const keysList = Command.make("list", { account }, (o) => withAdmin((client) => 
 
 /** Flags shared by `properties create` and `properties update`; on update, omitted = unchanged. */
 const propertyFlags = {
-  env: Options.choice("env", ["test", "live"]).pipe(Options.optional),
   rnt: optionalText("rnt"),
   externalId: optionalText("external-id"),
   internalName: optionalText("internal-name"),
@@ -166,40 +168,54 @@ const propertyFlags = {
   tipoAcomodacion: optionalText("tipo-acomodacion")
 }
 
-/** A pair of flags → true, false, or unchanged. */
-const toggle = (on: boolean, off: boolean) => off ? false : on ? true : undefined
+/** A pair of flags → true, false, or unchanged; both at once is a usage error. */
+const toggle = (on: boolean, off: boolean, names: string) =>
+  on && off
+    ? Effect.fail(new CliFailure({ code: "invalid_arguments", message: `${names}: pass one of the two, not both` }))
+    : Effect.succeed(off ? false : on ? true : undefined)
 
 type PropertyFlagValues = Command.Command.ParseConfig<typeof propertyFlags>
 
-const settingsOf = (o: PropertyFlagValues) => ({
-  environment: value(o.env),
-  rnt_id: value(o.rnt),
-  external_id: value(o.externalId),
-  internal_name: value(o.internalName),
-  reports_tra: toggle(o.tra, o.noTra),
-  reports_sire: toggle(o.sire, o.noSire),
-  requires_contract_signature: toggle(o.contract, o.noContract),
-  requires_document_photos: toggle(o.photos, o.noPhotos),
-  checkin_enabled: toggle(o.checkinEnabled, o.checkinDisabled),
-  tra_token: Option.getOrUndefined(Option.map(o.traToken, Redacted.make)),
-  sire_hotel_code: value(o.sireHotelCode),
-  sire_city_code: value(o.sireCityCode),
-  establishment_name: value(o.establishmentName),
-  tipo_acomodacion: value(o.tipoAcomodacion)
-})
+const settingsOf = (o: PropertyFlagValues) =>
+  Effect.all({
+    reports_tra: toggle(o.tra, o.noTra, "--tra / --no-tra"),
+    reports_sire: toggle(o.sire, o.noSire, "--sire / --no-sire"),
+    requires_contract_signature: toggle(o.contract, o.noContract, "--contract / --no-contract"),
+    requires_document_photos: toggle(o.photos, o.noPhotos, "--photos / --no-photos"),
+    checkin_enabled: toggle(o.checkinEnabled, o.checkinDisabled, "--checkin-enabled / --checkin-disabled")
+  }).pipe(Effect.map((toggles) => ({
+    ...toggles,
+    rnt_id: value(o.rnt),
+    external_id: value(o.externalId),
+    internal_name: value(o.internalName),
+    tra_token: Option.getOrUndefined(Option.map(o.traToken, Redacted.make)),
+    sire_hotel_code: value(o.sireHotelCode),
+    sire_city_code: value(o.sireCityCode),
+    establishment_name: value(o.establishmentName),
+    tipo_acomodacion: value(o.tipoAcomodacion)
+  })))
 
 const propertiesCreate = Command.make(
   "create",
-  { account, name: Options.text("name"), ...propertyFlags },
-  (o) => withAdmin((client) => client.CreateProperty({ account_id: o.account, name: o.name, ...settingsOf(o) }))
+  {
+    account,
+    name: Options.text("name"),
+    env: Options.choice("env", ["test", "live"]).pipe(Options.withDefault("live" as const)),
+    ...propertyFlags
+  },
+  (o) =>
+    Effect.flatMap(settingsOf(o), (settings) =>
+      withAdmin((client) =>
+        client.CreateProperty({ account_id: o.account, name: o.name, environment: o.env, ...settings })
+      ))
 )
+// No --env here: a property's environment is fixed at creation.
 const propertiesUpdate = Command.make(
   "update",
   { property: Options.text("property"), name: optionalText("name"), ...propertyFlags },
   (o) =>
-    withAdmin((client) =>
-      client.UpdateProperty({ property_id: o.property, name: value(o.name), ...settingsOf(o), environment: undefined })
-    )
+    Effect.flatMap(settingsOf(o), (settings) =>
+      withAdmin((client) => client.UpdateProperty({ property_id: o.property, name: value(o.name), ...settings })))
 )
 
 const cli = root.pipe(Command.withSubcommands([
@@ -219,14 +235,19 @@ const fail = (code: string, message: string) =>
     }))
   )
 
+/** @effect/cli prints usage errors itself; we report them once, as our own `{error, code}` document. */
+const withoutCliErrorOutput = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.consoleWith((console) => Effect.withConsole(effect, { ...console, error: () => Effect.void }))
+
 const program = run(process.argv).pipe(
+  withoutCliErrorOutput,
   Effect.catchAll((error): Effect.Effect<void> => {
     if (error instanceof AdminError) return fail(error.code, error.message)
     if (error instanceof CliFailure) return fail(error.code, error.message)
     if (error instanceof Database.DatabaseUnavailable) return fail("database_unavailable", error.message)
-    if (typeof error === "object" && error !== null && "_tag" in error) {
-      // @effect/cli has already printed its own help text for usage errors.
-      return fail("invalid_arguments", "invalid command line; see --help")
+    if (ValidationError.isValidationError(error)) {
+      const text = "error" in error ? HelpDoc.toAnsiText(error.error).replace(/\u001b\[[0-9;]*m/g, "").trim() : ""
+      return fail("invalid_arguments", `${text || "invalid command line"}; see --help`)
     }
     return fail("internal_error", String(error))
   }),

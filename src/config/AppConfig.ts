@@ -1,4 +1,4 @@
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 
 export type Role = "all" | "api" | "worker"
 
@@ -23,17 +23,32 @@ export interface AppConfigShape {
 
 export class AppConfig extends Context.Tag("config/AppConfig")<AppConfig, AppConfigShape>() {}
 
+/** An optional setting where an empty value (`ROLE=`) means unset, as operators expect from a shell. */
+const optionalChoice = <const A extends string>(name: string, values: ReadonlyArray<A>) =>
+  Config.string(name).pipe(
+    Config.option,
+    Config.mapOrFail((value) => {
+      const set = Option.filter(value, (v) => v.trim() !== "")
+      if (Option.isNone(set)) return Either.right(Option.none<A>())
+      return (values as ReadonlyArray<string>).includes(set.value)
+        ? Either.right(Option.some(set.value as A))
+        : Either.left(
+          ConfigError.InvalidData([name], `expected one of ${values.join(", ")}, got ${JSON.stringify(set.value)}`)
+        )
+    })
+  )
+
 const config = Config.all({
   port: Config.integer("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
   publicBaseUrl: Config.option(Config.string("PUBLIC_BASE_URL")),
-  role: Config.literal("all", "api", "worker")("ROLE").pipe(Config.withDefault("all" as const)),
+  role: optionalChoice("ROLE", ["all", "api", "worker"]).pipe(Config.map(Option.getOrElse(() => "all" as const))),
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")),
   redisUrl: Config.option(Config.redacted("REDIS_URL")),
   logLevel: Config.string("LOG_LEVEL").pipe(Config.withDefault("Info")),
-  logFormat: Config.option(Config.literal("pretty", "json")("LOG_FORMAT")),
+  logFormat: optionalChoice("LOG_FORMAT", ["pretty", "json"]),
   dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10))
 })
 

@@ -70,8 +70,11 @@ export const spawnService = (env: Record<string, string>): ServiceProcess => {
   const listeners = new Set<() => void>()
   const pump = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder()
-    for await (const chunk of stream) {
-      text += decoder.decode(chunk, { stream: true })
+    const reader = stream.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      text += decoder.decode(value, { stream: true })
       for (const listener of listeners) listener()
     }
   }

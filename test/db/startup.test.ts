@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import * as NodeFs from "node:fs/promises"
+import { tempDir } from "../support/app.ts"
+import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { spawnService, within } from "../support/process.ts"
+
+/** Start-up and shutdown of `bun src/main.ts` as a real process (design §2, §3). */
+
+let db: TestDatabase
+let dataDir: string
+
+beforeAll(async () => {
+  db = await freshDatabase()
+  dataDir = await tempDir("startup")
+})
+
+afterAll(async () => {
+  await db?.drop()
+  await NodeFs.rm(dataDir, { recursive: true, force: true })
+})
+
+test("an unreachable DATABASE_URL stops start-up with a non-zero exit and a clear message", async () => {
+  const service = spawnService({ DATABASE_URL: "postgres://postgres:s3cret@127.0.0.1:1/x", DATA_DIR: dataDir, ADMIN_TOKEN: "t" })
+  const code = await within(15_000, "exit on an unreachable database", service.child.exited)
+  await service.stop()
+  expect(code).not.toBe(0)
+  const output = service.output()
+  expect(output).toContain("start-up failed")
+  expect(output).toContain("cannot reach the database at postgres://postgres:***@127.0.0.1:1/x")
+  expect(output).toContain("ECONNREFUSED")
+  expect(output).toContain("Set DATABASE_URL to a reachable PostgreSQL")
+  // the password never reaches the log
+  expect(output).not.toContain("s3cret")
+  expect(output).not.toContain("Listening on")
+}, 20_000)
+
+test("a healthy process answers /healthz and /readyz, and exits 0 promptly on SIGTERM, cleaning up", async () => {
+  const service = spawnService({ DATABASE_URL: db.url, DATA_DIR: dataDir, ADMIN_TOKEN: "t" })
+  try {
+    const url = await service.ready()
+    const health = await fetch(`${url}/healthz`)
+    expect(health.status).toBe(200)
+    expect(await health.json()).toEqual({ status: "ok" })
+    const ready = await fetch(`${url}/readyz`)
+    expect(await ready.json()).toEqual({ status: "ready", database: "postgres", role: "all" })
+    expect(service.output()).toContain("applied migrations: 0001_foundation")
+    expect(await db.query("SELECT role FROM worker_heartbeats")).toEqual([{ role: "all" }])
+
+    const started = Date.now()
+    service.child.kill("SIGTERM")
+    const code = await within(5_000, "exit after SIGTERM", service.child.exited)
+    expect(code).toBe(0)
+    expect(Date.now() - started).toBeLessThan(5_000)
+    // layers closed in order: the heartbeat finalizer ran before the pool closed
+    expect(await db.query("SELECT role FROM worker_heartbeats")).toEqual([])
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow()
+  } finally {
+    await service.stop()
+  }
+}, 30_000)
+
+test("processes booting together on one fresh database apply each migration once", async () => {
+  const target = await freshDatabase()
+  const dirs = await Promise.all([tempDir("boot-a"), tempDir("boot-b"), tempDir("boot-c")])
+  const services = dirs.map((dir) => spawnService({ DATABASE_URL: target.url, DATA_DIR: dir, ADMIN_TOKEN: "t", ROLE: "api" }))
+  try {
+    const urls = await Promise.all(services.map((s) => s.ready()))
+    for (const url of urls) {
+      const ready = await fetch(`${url}/readyz`)
+      expect(ready.status).toBe(200)
+      expect(await ready.json()).toEqual({ status: "ready", database: "postgres", role: "api" })
+    }
+    expect(await target.query("SELECT migration_id, name FROM schema_migrations ORDER BY migration_id")).toEqual([
+      { migration_id: 1, name: "foundation" }
+    ])
+    const applied = services.filter((s) => s.output().includes("applied migrations: 0001_foundation"))
+    expect(applied).toHaveLength(1)
+    expect(await Promise.all(services.map((s) => s.stop()))).toEqual([0, 0, 0])
+  } finally {
+    await Promise.all(services.map((s) => s.stop()))
+    await target.drop()
+    await Promise.all(dirs.map((dir) => NodeFs.rm(dir, { recursive: true, force: true })))
+  }
+}, 40_000)
+
+// Known defects (see the report to the lead): enable (test.todo → test) once src/ is fixed.
+test("an invalid setting (ROLE=workers) stops start-up with a message naming the variable", async () => {
+  const service = spawnService({ ROLE: "workers", DATA_DIR: dataDir, ADMIN_TOKEN: "t" })
+  const code = await within(15_000, "exit on an invalid ROLE", service.child.exited)
+  await service.stop()
+  expect(code).not.toBe(0)
+  expect(service.output()).toContain("ROLE")
+}, 20_000)
+
+test("LOG_FORMAT=json writes one JSON document per log line", async () => {
+  const service = spawnService({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/x", DATA_DIR: dataDir, LOG_FORMAT: "json" })
+  await within(15_000, "exit on an unreachable database", service.child.exited)
+  await service.stop()
+  const lines = service.output().trim().split("\n")
+  expect(lines.length).toBeGreaterThan(0)
+  for (const line of lines) expect(JSON.parse(line)).toMatchObject({ logLevel: expect.any(String), message: expect.anything() })
+}, 20_000)
