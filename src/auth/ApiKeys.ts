@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
 import { AdminError } from "../admin/AdminError.ts"
-import { PgPool } from "../db/Database.ts"
+import { PgPool, rawQuery } from "../db/Database.ts"
 import type { Environment } from "../shared/Environment.ts"
 import * as ApiKey from "./ApiKey.ts"
 import type { AuthenticatedKey } from "./CurrentKey.ts"
@@ -24,8 +24,8 @@ interface VerifiedRow {
   readonly tests: number
 }
 
-// The key lookup of every partner request. It runs on the raw `pg` pool, not through @effect/sql, which costs
-// ~40 µs of CPU per statement here (docs/performance.md); the text is what `sql` would send, whitespace included.
+// The key lookup of every partner request, on the raw pool (`rawQuery`, docs/performance.md). bench/baseline.ts
+// sends the same text, and bench/run.sh checks that PostgreSQL receives identical statements from both.
 const VERIFY_SQL = `
             SELECT k.id AS key_id, k.account_id, k.environment,
                    a.reads_per_minute AS reads, a.writes_per_minute AS writes, a.tests_per_minute AS tests
@@ -101,20 +101,13 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
     const verify = (key: string): Effect.Effect<Option.Option<AuthenticatedKey>> =>
       ApiKey.parse(key)._tag === "None"
         ? Effect.succeed(Option.none())
-        : Effect.async<Option.Option<AuthenticatedKey>>((resume) => {
-          pool.query<VerifiedRow>(VERIFY_SQL, [ApiKey.hash(key)], (error, result) => {
-            if (error) return resume(Effect.die(error))
-            const row = result.rows[0]
-            resume(Effect.succeed(
-              row === undefined ? Option.none() : Option.some({
-                keyId: row.key_id,
-                accountId: row.account_id,
-                environment: row.environment,
-                limits: { reads: row.reads, writes: row.writes, tests: row.tests }
-              })
-            ))
-          })
-        })
+        : Effect.map(rawQuery<VerifiedRow>(pool, VERIFY_SQL, [ApiKey.hash(key)]), (rows) =>
+          Option.map(Option.fromNullable(rows[0]), (row) => ({
+            keyId: row.key_id,
+            accountId: row.account_id,
+            environment: row.environment,
+            limits: { reads: row.reads, writes: row.writes, tests: row.tests }
+          })))
 
     return { create, revoke, list, verify } as const
   })

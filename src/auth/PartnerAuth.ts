@@ -1,9 +1,9 @@
 import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { bucketFor, RateLimits } from "../ratelimit/RateLimits.ts"
-import { RateLimitedBody, Unauthorized, UnauthorizedBody } from "../shared/errors.ts"
+import { type RateLimited, RateLimitedBody, Unauthorized, UnauthorizedBody } from "../shared/errors.ts"
 import { ApiKeys } from "./ApiKeys.ts"
-import { CurrentKey } from "./CurrentKey.ts"
+import { type AuthenticatedKey, CurrentKey } from "./CurrentKey.ts"
 
 /**
  * Bearer-key authentication of every partner endpoint, with the per-key rate limit. Rate limiting lives here
@@ -25,23 +25,27 @@ export const layer = Layer.effect(
     const keys = yield* ApiKeys
     const rateLimits = yield* RateLimits
     return PartnerAuth.of({
+      // Runs on every partner request: a flat pipeline, no generator (docs/performance.md).
       bearer: (token) =>
-        Effect.gen(function*() {
-          const key = yield* keys.verify(Redacted.value(token))
-          if (Option.isNone(key)) return yield* unauthorized
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const path = request.url.split("?", 1)[0]!
-          const decision = yield* rateLimits.consume(
-            key.value.keyId,
-            bucketFor(request.method, path),
-            key.value.limits
-          )
-          // Headers go on every partner response of this request, successes and errors alike.
-          yield* HttpApp.appendPreResponseHandler((_request, response) =>
-            Effect.succeed(HttpServerResponse.setHeaders(response, decision.headers))
-          )
-          if (!decision.allowed) return yield* decision.error
-          return key.value
+        Effect.flatMap(keys.verify(Redacted.value(token)), (found): Effect.Effect<
+          AuthenticatedKey,
+          Unauthorized | RateLimited,
+          HttpServerRequest.HttpServerRequest
+        > => {
+          if (Option.isNone(found)) return Effect.fail(unauthorized)
+          const key = found.value
+          return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+            Effect.flatMap(
+              rateLimits.consume(key.keyId, bucketFor(request.method, request.url.split("?", 1)[0]!), key.limits),
+              (decision) =>
+                // Headers go on every partner response of this request, successes and errors alike.
+                Effect.zipRight(
+                  HttpApp.appendPreResponseHandler((_request, response) =>
+                    Effect.succeed(HttpServerResponse.setHeaders(response, decision.headers))
+                  ),
+                  decision.allowed ? Effect.succeed(key) : Effect.fail(decision.error)
+                )
+            ))
         })
     })
   })

@@ -19,6 +19,22 @@ export class Database extends Context.Tag("db/Database")<Database, DatabaseInfo>
 /** The `pg` pool behind the `SqlClient`, for the few hot paths measured in docs/performance.md. */
 export class PgPool extends Context.Tag("db/PgPool")<PgPool, Pg.Pool>() {}
 
+/**
+ * One statement on the raw pool, skipping @effect/sql's per-statement cost (docs/performance.md). Only for the
+ * measured hot reads: it never joins a `sql.withTransaction` (with the embedded database's single connection,
+ * calling it inside one would wait forever). Failures are defects, like `Effect.orDie` on the `SqlClient`.
+ */
+export const rawQuery = <R extends Pg.QueryResultRow>(
+  pool: Pg.Pool,
+  text: string,
+  values: ReadonlyArray<unknown>
+): Effect.Effect<ReadonlyArray<R>> =>
+  Effect.async((resume) => {
+    pool.query<R>(text, values as Array<unknown>, (error, result) => {
+      resume(error ? Effect.die(error) : Effect.succeed(result.rows))
+    })
+  })
+
 /** The failure that stops start-up when the database cannot be reached, with a message for the operator. */
 export class DatabaseUnavailable extends Error {
   readonly _tag = "DatabaseUnavailable"

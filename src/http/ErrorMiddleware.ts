@@ -2,7 +2,6 @@ import {
   HttpApi,
   HttpApiBuilder,
   HttpApiError,
-  HttpApp,
   HttpServerError,
   HttpServerRequest,
   HttpServerResponse
@@ -41,72 +40,79 @@ export const fieldPath = (path: ReadonlyArray<PropertyKey>) =>
 
 const json = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
 
+const tooLarge = json(
+  400,
+  toBody("invalid_request", `request body is larger than ${MAX_BODY_BYTES} bytes`, {
+    fields: [{ field: "body", message: `must be at most ${MAX_BODY_BYTES} bytes` }]
+  })
+)
+
+/** A union reports one issue per member (`Expected string` / `Expected null`): one entry per field. */
+const invalidRequest = (error: HttpApiError.HttpApiDecodeError) => {
+  const byField = new Map<string, Array<string>>()
+  for (const issue of error.issues) {
+    const field = fieldPath(issue.path) || "body"
+    byField.set(field, [...(byField.get(field) ?? []), issue.message])
+  }
+  const fields = [...byField].map(([field, messages]) => ({ field, message: messages.join("; or ") }))
+  return json(400, toBody("invalid_request", `invalid request: ${[...byField.keys()].join(", ")}`, { fields }))
+}
+
 /**
  * The one place framework failures become the spec's Error shape: decode failures → 400 invalid_request
  * naming every field, malformed JSON → 400 invalid_json, unknown routes → 404 not_found / 405
  * method_not_allowed, and defects → 500 internal_error with a request id (logged, never leaked).
- * It wraps the whole router, so it also sees what `HttpApiMiddleware`s cannot (stack-notes §3).
+ * It wraps the whole router, so it also sees what `HttpApiMiddleware`s cannot (stack-notes §3). It runs on
+ * every request, so the success path is one `flatMap` and one `catchAllCause` (docs/performance.md).
  */
 export const layer = (routes: ReadonlyArray<Route>) => {
   const compiled = routes.map((route) => ({ method: route.method, regex: matcher(route.path) }))
-  return HttpApiBuilder.middleware((app) =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const requestId = request.headers["x-request-id"]?.slice(0, 100) || randomUUID()
-      yield* HttpApp.appendPreResponseHandler((_request, response) =>
-        Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
+
+  const routeNotFound = (request: HttpServerRequest.HttpServerRequest) => {
+    const path = request.url.split("?", 1)[0]!
+    const allowed = [...new Set(compiled.filter((route) => route.regex.test(path)).map((route) => route.method))]
+    return allowed.length > 0
+      ? HttpServerResponse.setHeader(
+        json(405, toBody("method_not_allowed", `${request.method} is not allowed on ${path}`, { allowed })),
+        "allow",
+        allowed.join(", ")
       )
-      const length = Number(request.headers["content-length"] ?? 0)
-      if (length > MAX_BODY_BYTES) {
-        return json(
-          400,
-          toBody("invalid_request", `request body is larger than ${MAX_BODY_BYTES} bytes`, {
-            fields: [{ field: "body", message: `must be at most ${MAX_BODY_BYTES} bytes` }]
-          })
-        )
+      : json(404, toBody("not_found", `no route ${request.method} ${path}`))
+  }
+
+  /** The request id ties the 500 answer to its log line: the caller's X-Request-Id if it sent one. */
+  const internalError = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<unknown>) => {
+    const requestId = request.headers["x-request-id"]?.slice(0, 100) || randomUUID()
+    return Effect.logError("request failed with an unexpected error", cause).pipe(
+      Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url }),
+      Effect.as(HttpServerResponse.setHeader(
+        json(500, toBody("internal_error", "internal server error; retry", { request_id: requestId })),
+        "x-request-id",
+        requestId
+      ))
+    )
+  }
+
+  const recover = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<never>) => {
+    if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+    const failure = Cause.failureOption(cause)
+    const error: unknown = Option.getOrElse(failure, () => Cause.squash(cause))
+    if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.succeed(invalidRequest(error))
+    if (HttpServerError.isServerError(error)) {
+      if (error._tag === "RequestError" && error.reason === "Decode") {
+        return Effect.succeed(json(400, toBody("invalid_json", "request body is not valid JSON")))
       }
-      return yield* app.pipe(
-        Effect.catchAllCause((cause) => {
-          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-          const failure = Cause.failureOption(cause)
-          const error: unknown = Option.getOrElse(failure, () => Cause.squash(cause))
-          if (error instanceof HttpApiError.HttpApiDecodeError) {
-            // A union reports one issue per member (`Expected string` / `Expected null`): one entry per field.
-            const byField = new Map<string, Array<string>>()
-            for (const issue of error.issues) {
-              const field = fieldPath(issue.path) || "body"
-              byField.set(field, [...(byField.get(field) ?? []), issue.message])
-            }
-            const fields = [...byField].map(([field, messages]) => ({ field, message: messages.join("; or ") }))
-            const named = [...byField.keys()].join(", ")
-            return Effect.succeed(json(400, toBody("invalid_request", `invalid request: ${named}`, { fields })))
-          }
-          if (HttpServerError.isServerError(error)) {
-            if (error._tag === "RequestError" && error.reason === "Decode") {
-              return Effect.succeed(json(400, toBody("invalid_json", "request body is not valid JSON")))
-            }
-            if (error._tag === "RouteNotFound") {
-              const path = request.url.split("?", 1)[0]!
-              const allowed = compiled.filter((route) => route.regex.test(path)).map((route) => route.method)
-              return Effect.succeed(
-                allowed.length > 0
-                  ? HttpServerResponse.setHeader(
-                    json(405, toBody("method_not_allowed", `${request.method} is not allowed on ${path}`, { allowed })),
-                    "allow",
-                    [...new Set(allowed)].join(", ")
-                  )
-                  : json(404, toBody("not_found", `no route ${request.method} ${path}`))
-              )
-            }
-          }
-          // Typed failures of the contract (our TaggedErrors) are encoded by HttpApi right after this middleware.
-          if (Option.isSome(failure)) return Effect.failCause(cause)
-          return Effect.logError("request failed with an unexpected error", cause).pipe(
-            Effect.as(json(500, toBody("internal_error", "internal server error; retry", { request_id: requestId })))
-          )
-        }),
-        Effect.annotateLogs({ request_id: requestId })
-      )
-    })
+      if (error._tag === "RouteNotFound") return Effect.succeed(routeNotFound(request))
+    }
+    // Typed failures of the contract (our TaggedErrors) are encoded by HttpApi right after this middleware.
+    if (Option.isSome(failure)) return Effect.failCause(cause)
+    return internalError(request, cause)
+  }
+
+  return HttpApiBuilder.middleware((app) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES
+        ? Effect.succeed(tooLarge)
+        : Effect.catchAllCause(app, (cause) => recover(request, cause)))
   )
 }

@@ -4,7 +4,7 @@ import { Effect, Either, Redacted } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
 import { AdminError } from "../admin/AdminError.ts"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
-import { PgPool } from "../db/Database.ts"
+import { PgPool, rawQuery } from "../db/Database.ts"
 import { ExternalIdInUse, InvalidRequest } from "../shared/errors.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { checkScope, type Property, type PropertyMapping, type PropertyScope } from "./Property.ts"
@@ -47,7 +47,7 @@ export interface PropertySettings {
 const PROPERTY_COLUMNS = `id, account_id, environment, name, internal_name, external_id, rnt_id, checkin_enabled,
   reports_tra, reports_sire, requires_contract_signature, requires_document_photos`
 
-// Endpoint 1 on the raw `pg` pool (docs/performance.md); the text is what `sql` would send, whitespace included.
+// Endpoint 1 on the raw pool (`rawQuery`, docs/performance.md); bench/baseline.ts sends the same text.
 const LIST_SQL = `
         SELECT ${PROPERTY_COLUMNS} FROM properties
         WHERE account_id = $1 AND environment = $2
@@ -101,11 +101,7 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
 
     /** Endpoint 1: every property of the key's (account, environment). Hot path: one indexed statement. */
     const list = (key: AuthenticatedKey): Effect.Effect<Array<Property>> =>
-      Effect.async((resume) => {
-        pool.query<PropertyRow>(LIST_SQL, [key.accountId, key.environment], (error, result) => {
-          resume(error ? Effect.die(error) : Effect.succeed(result.rows.map(toProperty)))
-        })
-      })
+      Effect.map(rawQuery<PropertyRow>(pool, LIST_SQL, [key.accountId, key.environment]), (rows) => rows.map(toProperty))
 
     /** Endpoint 2: all-or-nothing; rows of the scope are locked so concurrent batches serialise. */
     const map = (key: AuthenticatedKey, batch: ReadonlyArray<PropertyMapping>) =>

@@ -36,37 +36,45 @@ const headers = (limit: number, remaining: number, resetAt: number): RateLimitHe
   "x-ratelimit-reset": String(resetAt)
 })
 
+const WINDOW = Duration.minutes(1)
+
 const make = Effect.gen(function*() {
   const limiter = yield* RateLimiter.RateLimiter
-  const consume: RateLimitsShape["consume"] = (keyId, bucket, limits) =>
-    Effect.gen(function*() {
-      const limit = limits[bucket]
-      const now = yield* Clock.currentTimeMillis
-      const result = yield* limiter.consume({ key: `${keyId}:${bucket}`, limit, window: "1 minute" }).pipe(
-        Effect.either
-      )
-      if (result._tag === "Right") {
+  const consume: RateLimitsShape["consume"] = (keyId, bucket, limits) => {
+    const limit = limits[bucket]
+    // Runs on every partner request: a flat pipeline, no generator (docs/performance.md).
+    return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.matchEffect(limiter.consume({ key: `${keyId}:${bucket}`, limit, window: WINDOW }), {
         // resetAfter is when the full budget is back (design §6.15).
-        const resetAt = Math.ceil((now + Duration.toMillis(result.right.resetAfter)) / 1000)
-        return { allowed: true, headers: headers(limit, result.right.remaining, resetAt) } as const
-      }
-      const error = result.left
-      if (error.reason === "StoreError") {
-        // A broken shared store must not take the API down: fail open, loudly.
-        yield* Effect.logWarning("rate-limit store unavailable; request allowed without counting", error.cause)
-        return { allowed: true, headers: headers(limit, limit, Math.ceil((now + 60_000) / 1000)) } as const
-      }
-      const retryAfterMillis = Math.max(1000, Duration.toMillis(error.retryAfter))
-      const retryAfter = Math.ceil(retryAfterMillis / 1000)
-      return {
-        allowed: false,
-        headers: { ...headers(limit, 0, Math.ceil((now + retryAfterMillis) / 1000)), "retry-after": String(retryAfter) },
-        error: new RateLimited({
-          message: `rate limit of ${limit} ${bucket} per minute exceeded; retry in ${retryAfter} s`,
-          details: { bucket, limit, retry_after: retryAfter }
-        })
-      } as const
-    })
+        onSuccess: (result): Effect.Effect<Decision> =>
+          Effect.succeed({
+            allowed: true,
+            headers: headers(limit, result.remaining, Math.ceil((now + Duration.toMillis(result.resetAfter)) / 1000))
+          }),
+        onFailure: (error): Effect.Effect<Decision> => {
+          if (error.reason === "StoreError") {
+            // A broken shared store must not take the API down: fail open, loudly.
+            return Effect.as(
+              Effect.logWarning("rate-limit store unavailable; request allowed without counting", error.cause),
+              { allowed: true, headers: headers(limit, limit, Math.ceil((now + 60_000) / 1000)) }
+            )
+          }
+          const retryAfterMillis = Math.max(1000, Duration.toMillis(error.retryAfter))
+          const retryAfter = Math.ceil(retryAfterMillis / 1000)
+          return Effect.succeed({
+            allowed: false,
+            headers: {
+              ...headers(limit, 0, Math.ceil((now + retryAfterMillis) / 1000)),
+              "retry-after": String(retryAfter)
+            },
+            error: new RateLimited({
+              message: `rate limit of ${limit} ${bucket} per minute exceeded; retry in ${retryAfter} s`,
+              details: { bucket, limit, retry_after: retryAfter }
+            })
+          })
+        }
+      }))
+  }
   return RateLimits.of({ consume })
 })
 
