@@ -1,0 +1,444 @@
+#!/usr/bin/env bash
+# Benchmark of GET /api/partners/properties: the service against a minimal Bun.serve + pg baseline
+# (bench/baseline.ts) running the same SQL. Invoked by `npm run bench`; see docs/performance.md.
+#
+# Everything stays on this machine: PostgreSQL on 127.0.0.1, every server bound to 127.0.0.1, wrk against
+# 127.0.0.1 only. Bounded: ROUNDS × servers × (quiet wait ≤ BENCH_QUIET_WAIT + WARMUP + DURATION) plus ~20 s
+# of setup. The database BENCH_DB is dropped and recreated on every run and dropped again on exit, also on
+# failure; every server started here is stopped on exit.
+#
+# Knobs (environment):
+#   BENCH_ROUNDS (3), BENCH_DURATION (10s), BENCH_WARMUP (3s), BENCH_CONNECTIONS (50), BENCH_THREADS (2),
+#   BENCH_POOL (10), BENCH_DB (bench_partner), BENCH_PGHOST / BENCH_PGPORT / BENCH_PGUSER (127.0.0.1 / 5432 /
+#   postgres), BENCH_QUIET_WAIT (15: seconds to wait, per run, for other processes to leave the CPUs),
+#   BENCH_PG_LOG (PostgreSQL's log file for the same-SQL check; "none" skips the check),
+#   BENCH_COMPARE_REF (a git ref, e.g. f27a162, the @effect/sql house path: also measures the service as of that commit, from a `git archive`
+#   copy sharing node_modules; the ratio and the verdict stay those of the working tree),
+#   BENCH_KEEP=1 keeps the work directory (raw wrk outputs, server logs, SQL logs).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+BUN="$ROOT/node_modules/.bin/bun"
+
+ROUNDS=${BENCH_ROUNDS:-3}
+DURATION=${BENCH_DURATION:-10s}
+WARMUP=${BENCH_WARMUP:-3s}
+CONNECTIONS=${BENCH_CONNECTIONS:-50}
+THREADS=${BENCH_THREADS:-2}
+POOL=${BENCH_POOL:-10}
+DB=${BENCH_DB:-bench_partner}
+PGHOST_=${BENCH_PGHOST:-127.0.0.1}
+PGPORT_=${BENCH_PGPORT:-5432}
+PGUSER_=${BENCH_PGUSER:-postgres}
+QUIET_WAIT=${BENCH_QUIET_WAIT:-15}
+COMPARE_REF=${BENCH_COMPARE_REF:-}
+TARGET_RATIO=0.5
+TARGET_RSS_MB=300
+
+[[ "$DB" =~ ^[a-z_][a-z0-9_]*$ ]] || { echo "BENCH_DB must be a plain lower-case identifier" >&2; exit 2; }
+case "$PGHOST_" in 127.0.0.1|localhost|::1) ;; *) echo "BENCH_PGHOST must be local" >&2; exit 2 ;; esac
+[[ "$DURATION" =~ ^[0-9]+s$ && "$WARMUP" =~ ^[0-9]+s$ ]] || { echo "durations are whole seconds, e.g. 10s" >&2; exit 2; }
+
+DATABASE_URL="postgres://${PGUSER_}@${PGHOST_}:${PGPORT_}/${DB}"
+export PGOPTIONS="-c client_min_messages=warning"
+PSQL=(psql -X -q -v ON_ERROR_STOP=1 -h "$PGHOST_" -p "$PGPORT_" -U "$PGUSER_")
+
+WORK=$(mktemp -d /tmp/bench-partner.XXXXXX)
+declare -A PID=() PORT=() DIR=()
+SERVERS=()      # measured servers, in round-1 order
+CLEANED=0
+
+log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+stop_pid() {
+  local pid=$1
+  [[ -n "$pid" ]] || return 0
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+  local rc=$?
+  [[ $CLEANED == 1 ]] && return
+  CLEANED=1
+  set +e
+  local name
+  for name in "${!PID[@]}"; do stop_pid "${PID[$name]}"; done
+  "${PSQL[@]}" -d postgres -c "DROP DATABASE IF EXISTS ${DB} WITH (FORCE)" >/dev/null 2>&1
+  if [[ "${BENCH_KEEP:-0}" == 1 || $rc -ne 0 ]]; then
+    log "work directory kept: $WORK"
+  else
+    rm -rf "$WORK"
+  fi
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---------------------------------------------------------------------------------------------- tools
+if ! command -v wrk >/dev/null 2>&1; then
+  log "installing wrk from Debian"
+  if [[ $(id -u) -eq 0 ]]; then
+    apt-get update && apt-get install -y wrk
+  else
+    sudo apt-get update && sudo apt-get install -y wrk
+  fi
+fi
+for tool in psql curl ss; do command -v "$tool" >/dev/null || die "$tool is required"; done
+[[ -x "$BUN" ]] || die "$BUN missing: run npm ci first"
+"${PSQL[@]}" -d postgres -c "SELECT 1" >/dev/null || die "PostgreSQL is not reachable at ${PGHOST_}:${PGPORT_}"
+
+CLK_TCK=$(getconf CLK_TCK)
+free_port() { "$BUN" -e 'const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } }); console.log(s.port); s.stop(true)'; }
+json_get() { FIELD="$1" "$BUN" -e 'const v = JSON.parse(await Bun.stdin.text()); console.log(process.env.FIELD.split(".").reduce((o, k) => o[k], v))'; }
+
+# PostgreSQL's server log, for the same-SQL check (Debian: logging_collector off, stderr goes to /var/log).
+PG_LOG=${BENCH_PG_LOG:-}
+if [[ -z "$PG_LOG" ]]; then
+  collector=$("${PSQL[@]}" -d postgres -Atc "SELECT pg_current_logfile()" 2>/dev/null || true)
+  data_dir=$("${PSQL[@]}" -d postgres -Atc "SHOW data_directory" 2>/dev/null || true)
+  if [[ -n "$collector" && -r "$data_dir/$collector" ]]; then
+    PG_LOG="$data_dir/$collector"
+  else
+    PG_LOG=$(ls -t /var/log/postgresql/postgresql-*.log 2>/dev/null | head -1 || true)
+  fi
+fi
+[[ "$PG_LOG" == none || -r "$PG_LOG" ]] || PG_LOG=none
+
+# ---------------------------------------------------------------------------------------------- machine
+BUN_VERSION=$("$BUN" --version)
+PG_VERSION=$("${PSQL[@]}" -d postgres -Atc "SHOW server_version")
+WRK_VERSION=$(wrk --version 2>&1 | head -1 | awk '{print $2}' || true)
+CPU_MODEL=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+MEM_GB=$(awk '/^MemTotal/ {printf "%.0f", $2 / 1048576}' /proc/meminfo)
+GIT_REV=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+GIT_DIRTY=$(git status --porcelain -- src 2>/dev/null | grep -q . && echo " + uncommitted changes in src" || true)
+log "machine: $(nproc) CPU ($CPU_MODEL), ${MEM_GB} GB RAM; bun $BUN_VERSION; PostgreSQL $PG_VERSION; wrk $WRK_VERSION"
+log "service: working tree at $GIT_REV$GIT_DIRTY"
+
+# ---------------------------------------------------------------------------------------------- servers
+start_server() { # name
+  local name=$1
+  [[ -n "${PORT[$name]:-}" ]] || PORT[$name]=$(free_port)
+  if [[ $name == baseline ]]; then
+    env DATABASE_URL="$DATABASE_URL" DB_POOL_SIZE="$POOL" PORT="${PORT[$name]}" \
+      "$BUN" bench/baseline.ts >>"$WORK/$name.log" 2>&1 &
+  else
+    mkdir -p "$WORK/$name.data"
+    (cd "${DIR[$name]}" && exec env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL=Warning ADMIN_TOKEN="$ADMIN_TOKEN" \
+      DB_POOL_SIZE="$POOL" PORT="${PORT[$name]}" HOST=127.0.0.1 DATA_DIR="$WORK/$name.data" REDIS_URL= \
+      "$BUN" src/main.ts) >>"$WORK/$name.log" 2>&1 &
+  fi
+  PID[$name]=$!
+  local _
+  for _ in $(seq 1 300); do
+    kill -0 "${PID[$name]}" 2>/dev/null || { tail -20 "$WORK/$name.log" >&2; die "$name exited during start-up"; }
+    if curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:${PORT[$name]}/readyz" 2>/dev/null; then
+      log "$name ready on 127.0.0.1:${PORT[$name]} (pid ${PID[$name]})"
+      return 0
+    fi
+    sleep 0.1
+  done
+  tail -20 "$WORK/$name.log" >&2
+  die "$name not ready after 30 s"
+}
+
+SERVERS=(service)
+DIR[service]=$ROOT
+if [[ -n "$COMPARE_REF" ]]; then
+  REF_NAME="svc@$(git rev-parse --short "$COMPARE_REF^{commit}" 2>/dev/null)" || die "unknown git ref $COMPARE_REF"
+  DIR[$REF_NAME]="$WORK/ref"
+  mkdir -p "$WORK/ref"
+  git archive --format=tar "$COMPARE_REF" src migrations package.json tsconfig.json bunfig.toml | tar -x -C "$WORK/ref"
+  ln -s "$ROOT/node_modules" "$WORK/ref/node_modules"
+  SERVERS+=("$REF_NAME")
+  log "also measuring the service as of $COMPARE_REF ($REF_NAME)"
+fi
+SERVERS+=(baseline)
+
+# ---------------------------------------------------------------------------------------------- database
+log "creating database $DB"
+"${PSQL[@]}" -d postgres -c "DROP DATABASE IF EXISTS ${DB} WITH (FORCE)" -c "CREATE DATABASE ${DB}" >/dev/null
+if [[ "$PG_LOG" != none ]]; then
+  # Only for the same-SQL check below; every server is restarted (new connections) after it is reset.
+  "${PSQL[@]}" -d postgres -c "ALTER DATABASE ${DB} SET log_statement = 'all'" >/dev/null
+fi
+
+ADMIN_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+start_server service  # applies the migrations
+
+cli() { "$BUN" src/cli.ts --url "http://127.0.0.1:${PORT[service]}" --token "$ADMIN_TOKEN" "$@"; }
+
+log "creating the bench account, its sandbox and its limits through the ops CLI"
+ACCOUNT_ID=$(cli accounts create --name "Bench Partner" --email bench@example.com | json_get account_id)
+cli sandbox create --account "$ACCOUNT_ID" >"$WORK/sandbox.json"
+API_KEY=$(json_get api_key <"$WORK/sandbox.json")
+# The admin RPC caps every limit at 1,000,000 per minute (16.7k req/s): far above what any server does here.
+cli accounts limits --account "$ACCOUNT_ID" --reads 1000000 --writes 1000000 --tests 1000000 >/dev/null
+
+log "adding 300 accounts with a key each, 3,000 of their properties, 5 more for the bench account"
+"${PSQL[@]}" -d "$DB" -v account="$ACCOUNT_ID" >/dev/null <<'SQL'
+INSERT INTO accounts (name, email)
+SELECT 'Partner ' || g, 'partner' || g || '@example.com' FROM generate_series(1, 300) AS g;
+
+INSERT INTO api_keys (account_id, environment, key_hash, prefix)
+SELECT id, CASE WHEN row_number() OVER (ORDER BY id) % 2 = 0 THEN 'live' ELSE 'test' END,
+       encode(sha256(convert_to('bench-key-' || id, 'UTF8')), 'hex'), 'svc_live_xxxxxx'
+FROM accounts WHERE id <> :'account';
+
+INSERT INTO properties (account_id, environment, name, internal_name, external_id, rnt_id, reports_sire,
+                        requires_contract_signature)
+SELECT a.id, CASE WHEN p % 3 = 0 THEN 'test' ELSE 'live' END, 'Hotel ' || a.name || ' #' || p, 'h-' || p,
+       CASE WHEN p % 2 = 0 THEN 'pms-' || p END, 'RNT-' || lpad(p::text, 5, '0'), p % 4 <> 0, p % 5 = 0
+FROM accounts a CROSS JOIN generate_series(1, 10) AS p WHERE a.id <> :'account';
+
+-- The bench key lists 5 test properties (2 from the sandbox, these 3); the 2 live ones must not show.
+INSERT INTO properties (account_id, environment, name, internal_name, external_id, rnt_id, reports_tra,
+                        requires_document_photos)
+SELECT :'account', env, 'Hotel Bench ' || p, 'bench-' || p, 'PMS-BENCH-' || p, 'RNT-9' || lpad(p::text, 4, '0'),
+       p % 2 = 0, p % 3 = 0
+FROM (VALUES (1, 'test'), (2, 'test'), (3, 'test'), (4, 'live'), (5, 'live')) AS v(p, env);
+
+ANALYZE;
+SQL
+COUNTS=$("${PSQL[@]}" -d "$DB" -Atc "SELECT (SELECT count(*) FROM accounts) || ' accounts, ' ||
+  (SELECT count(*) FROM api_keys) || ' keys, ' || (SELECT count(*) FROM properties) || ' properties'")
+log "data: $COUNTS"
+
+for name in "${SERVERS[@]}"; do [[ -n "${PID[$name]:-}" ]] || start_server "$name"; done
+
+URL_PATH=/api/partners/properties
+AUTH="Authorization: Bearer ${API_KEY}"
+
+# ---------------------------------------------------------------------------------------------- same answer, same SQL
+fetch_once() { # name → $WORK/name.{status,headers,body}
+  local name=$1
+  curl -sS --max-time 5 -D "$WORK/$name.rawheaders" -o "$WORK/$name.body" -w '%{http_code}' \
+    -H "$AUTH" "http://127.0.0.1:${PORT[$name]}${URL_PATH}" >"$WORK/$name.status"
+  tr -d '\r' <"$WORK/$name.rawheaders" | sed 1d | awk -F': ' 'NF >= 2 {print tolower($1) ": " $2}' |
+    grep -Ev '^(date|x-request-id|x-ratelimit-[a-z]+): ' | sort >"$WORK/$name.headers"
+}
+
+pg_log_size() { stat -c %s "$PG_LOG"; }
+# What PostgreSQL logged for $DB after byte offset $1, message text only (timestamps and pids dropped).
+pg_log_since() {
+  tail -c +$(($1 + 1)) "$PG_LOG" | awk -v db="@${DB} " '
+    /^[0-9]{4}-[0-9]{2}-[0-9]{2} / { keep = index($0, db) > 0; if (keep) { sub(/^.*(LOG|DETAIL): +/, ""); print }; next }
+    keep { print }'
+}
+
+if [[ "$PG_LOG" != none ]]; then
+  log "checking that every server sends the same SQL (log_statement=all, $PG_LOG)"
+  for name in "${SERVERS[@]}"; do
+    offset=$(pg_log_size)
+    fetch_once "$name"
+    sleep 0.5
+    pg_log_since "$offset" >"$WORK/$name.sql"
+  done
+  "${PSQL[@]}" -d postgres -c "ALTER DATABASE ${DB} RESET log_statement" >/dev/null
+  grep -q 'key_hash = \$1' "$WORK/service.sql" || { cat "$WORK/service.sql" >&2; die "no key lookup in the service's SQL log"; }
+  for name in "${SERVERS[@]}"; do
+    [[ $name == service ]] && continue
+    if ! diff -u "$WORK/service.sql" "$WORK/$name.sql" >"$WORK/$name.sql.diff"; then
+      cat "$WORK/$name.sql.diff" >&2
+      die "$name does not send the service's SQL (bench/baseline.ts must copy it exactly)"
+    fi
+  done
+  log "same SQL: $(grep -c '^execute' "$WORK/service.sql") statements per request, texts and parameters identical"
+  # Restart every server so that no connection keeps log_statement=all.
+  for name in "${SERVERS[@]}"; do stop_pid "${PID[$name]}"; unset "PID[$name]"; done
+  for name in "${SERVERS[@]}"; do start_server "$name"; done
+else
+  log "WARNING: PostgreSQL log not readable; same-SQL check skipped (set BENCH_PG_LOG)"
+  for name in "${SERVERS[@]}"; do fetch_once "$name"; done
+fi
+
+for name in "${SERVERS[@]}"; do
+  [[ $(cat "$WORK/$name.status") == 200 ]] || { cat "$WORK/$name.body" >&2; die "$name answered $(cat "$WORK/$name.status")"; }
+  [[ $name == service ]] && continue
+  cmp -s "$WORK/service.body" "$WORK/$name.body" || {
+    diff <(tr ',' '\n' <"$WORK/service.body") <(tr ',' '\n' <"$WORK/$name.body") >&2 || true
+    die "response bodies of service and $name differ"
+  }
+  diff -u "$WORK/service.headers" "$WORK/$name.headers" >&2 ||
+    die "response headers of service and $name differ (beyond date, request id, rate limit)"
+done
+PROPS=$(json_get properties.length <"$WORK/service.body")
+log "same answer: 200, $(wc -c <"$WORK/service.body") bytes, $PROPS properties, same headers apart from date/request id/rate limit"
+[[ "$PROPS" == 5 ]] || die "expected 5 properties for the bench key, got $PROPS"
+
+# ---------------------------------------------------------------------------------------------- rounds
+# CPU ticks (user + system, all threads) of the given pids.
+cpu_ticks() {
+  local total=0 pid f
+  for pid in "$@"; do
+    [[ -r /proc/$pid/stat ]] || continue
+    # After "pid (comm) " the fields start at field 3 (state): utime is field 14, stime field 15.
+    read -r -a f < <(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null) || continue
+    total=$((total + f[11] + f[12]))
+  done
+  echo "$total"
+}
+# Busy ticks of the whole machine (all CPUs), from the first line of /proc/stat.
+machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat; }
+# PostgreSQL backends serving the connections that process $1 holds (matched by client port).
+pg_backends() {
+  local ports
+  ports=$(ss -Htnp state established "( dport = :${PGPORT_} )" |
+    awk -v p="pid=$1," 'index($0, p) {n = split($3, a, ":"); printf "%s%s", sep, a[n]; sep = ","}')
+  [[ -n "$ports" ]] || return 0
+  "${PSQL[@]}" -d postgres -Atc "SELECT pid FROM pg_stat_activity WHERE datname = '${DB}' AND client_port IN (${ports})"
+}
+to_ms() { # wrk latency ("850.00us", "6.20ms", "1.02s", "1.10m") → ms
+  awk -v v="$1" 'BEGIN {
+    if (v ~ /us$/) { sub(/us$/, "", v); printf "%.2f", v / 1000 }
+    else if (v ~ /ms$/) { sub(/ms$/, "", v); printf "%.2f", v }
+    else if (v ~ /m$/) { sub(/m$/, "", v); printf "%.2f", v * 60000 }
+    else { sub(/s$/, "", v); printf "%.2f", v * 1000 } }'
+}
+
+# The machine may be shared: before each measured run, wait (bounded) until the other processes leave the CPUs.
+wait_quiet() {
+  local deadline=$((SECONDS + QUIET_WAIT)) t0 t1 busy
+  while :; do
+    t0=$(machine_ticks); sleep 1; t1=$(machine_ticks)
+    busy=$(awk -v d=$((t1 - t0)) -v hz="$CLK_TCK" 'BEGIN {printf "%.2f", d / hz}')
+    awk -v b="$busy" 'BEGIN {exit !(b < 0.25)}' && return 0
+    if (( SECONDS >= deadline )); then
+      log "WARNING: other processes keep ${busy} cores busy; measuring anyway"
+      return 0
+    fi
+  done
+}
+
+RESULTS="$WORK/results.tsv"
+: >"$RESULTS"
+
+measure() { # round name
+  local round=$1 name=$2
+  local pid=${PID[$name]} url="http://127.0.0.1:${PORT[$name]}${URL_PATH}"
+  wait_quiet
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -H "$AUTH" "$url" >"$WORK/r${round}-${name}-warmup.txt" 2>&1
+  local backends backend; mapfile -t backends < <(pg_backends "$pid")
+  local -A pg_start=()
+  for backend in "${backends[@]}"; do pg_start[$backend]=$(cpu_ticks "$backend"); done
+  local cpu0 m0 cpu1 m1 pg=0 wrk_s out="$WORK/r${round}-${name}.txt"
+  cpu0=$(cpu_ticks "$pid"); m0=$(machine_ticks)
+  # bash's `time` keyword gives wrk's own CPU (user + system seconds).
+  wrk_s=$( { TIMEFORMAT='%U %S'; time wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -H "$AUTH" "$url" >"$out" 2>&1; } 2>&1 |
+    awk '{print $1 + $2}')
+  cpu1=$(cpu_ticks "$pid"); m1=$(machine_ticks)
+  # Backends of the pool at the end too: a connection opened during the run counts from zero.
+  mapfile -t backends < <( { printf '%s\n' "${!pg_start[@]}"; pg_backends "$pid"; } | sort -u | grep . )
+  for backend in "${backends[@]}"; do
+    [[ -r /proc/$backend/stat ]] || continue
+    pg=$((pg + $(cpu_ticks "$backend") - ${pg_start[$backend]:-0}))
+  done
+  kill -0 "$pid" 2>/dev/null || die "$name died during round $round"
+  local rps requests seconds p50 p99 non2xx sockerr
+  rps=$(awk '/^Requests\/sec:/ {print $2}' "$out")
+  requests=$(awk '/ requests in / {print $1}' "$out")
+  seconds=$(awk '/ requests in / {v = $4; sub(/s,$/, "", v); print v}' "$out")
+  p50=$(to_ms "$(awk '$1 == "50%" {print $2}' "$out")")
+  p99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$out")")
+  non2xx=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$out"); non2xx=${non2xx:-0}
+  sockerr=$(awk '/Socket errors:/ {gsub(/,/, ""); print $4 + $6 + $8 + $10}' "$out"); sockerr=${sockerr:-0}
+  [[ -n "$rps" && -n "$requests" && "$requests" -gt 0 ]] || { cat "$out" >&2; die "could not read wrk's output"; }
+  local us_req cores pg_us_req machine other
+  us_req=$(awk -v d=$((cpu1 - cpu0)) -v n="$requests" -v hz="$CLK_TCK" 'BEGIN {printf "%.0f", d / hz / n * 1e6}')
+  cores=$(awk -v d=$((cpu1 - cpu0)) -v s="$seconds" -v hz="$CLK_TCK" 'BEGIN {printf "%.2f", d / hz / s}')
+  pg_us_req=$(awk -v d="$pg" -v n="$requests" -v hz="$CLK_TCK" -v b="${#backends[@]}" \
+    'BEGIN {if (b == 0) print "-"; else printf "%.0f", d / hz / n * 1e6}')
+  # What the rest of the machine did meanwhile (other processes, PostgreSQL's background workers), in cores.
+  machine=$(awk -v d=$((m1 - m0)) -v s="$seconds" -v hz="$CLK_TCK" 'BEGIN {printf "%.2f", d / hz / s}')
+  other=$(awk -v m=$((m1 - m0)) -v c=$((cpu1 - cpu0)) -v p="$pg" -v w="$wrk_s" -v s="$seconds" -v hz="$CLK_TCK" \
+    'BEGIN {o = ((m - c - p) / hz - w) / s; printf "%.2f", (o < 0 ? 0 : o)}')
+  printf '%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$name" "$rps" "$p50" "$p99" "$non2xx" \
+    "$sockerr" "$us_req" "$cores" "$pg_us_req" "$machine" "$other" "$wrk_s" "${#backends[@]}" >>"$RESULTS"
+  log "round $round $name: $(printf '%.0f' "$rps") req/s, p50 ${p50} ms, p99 ${p99} ms, non-2xx $non2xx;" \
+    "${us_req} µs CPU/req (${cores} cores), PG ${pg_us_req} µs/req; machine ${machine} cores busy, ${other} by others"
+}
+
+LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
+log "load average before the rounds: $LOAD"
+log "$ROUNDS rounds over ${SERVERS[*]}, order reversed every other round; each run: ${WARMUP} warm-up," \
+  "then wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency"
+for round in $(seq 1 "$ROUNDS"); do
+  order=("${SERVERS[@]}")
+  if (( round % 2 == 0 )); then
+    order=(); for ((i = ${#SERVERS[@]} - 1; i >= 0; i--)); do order+=("${SERVERS[$i]}"); done
+  fi
+  for name in "${order[@]}"; do measure "$round" "$name"; done
+done
+
+declare -A HWM=() RSS=()
+for name in "${SERVERS[@]}"; do
+  HWM[$name]=$(awk '/^VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/${PID[$name]}/status")
+  RSS[$name]=$(awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/${PID[$name]}/status")
+done
+
+# ---------------------------------------------------------------------------------------------- report
+median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+col() { awk -F'\t' -v n="$1" -v c="$2" '$2 == n {print $c}' "$RESULTS"; }
+ratios() { # name → "round ratio" lines, name/baseline req/s per round
+  awk -F'\t' -v n="$1" '$2 == n {s[$1] = $3} $2 == "baseline" {b[$1] = $3}
+    END {for (r in s) if (b[r] > 0) printf "%s %.3f\n", r, s[r] / b[r]}' "$RESULTS" | sort -n
+}
+
+echo
+echo "GET ${URL_PATH}: service (working tree ${GIT_REV}${GIT_DIRTY}) vs baseline (Bun.serve + pg, same SQL)"
+echo "machine: $(nproc) CPU ($CPU_MODEL), ${MEM_GB} GB; bun $BUN_VERSION; PostgreSQL $PG_VERSION; load average before: $LOAD"
+echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency after a ${WARMUP} warm-up; pg pool $POOL each; $ROUNDS rounds, order reversed every other round"
+echo "data: $COUNTS; response: 200, $(wc -c <"$WORK/service.body") bytes, $PROPS properties"
+echo
+ROW='| %-6s | %-12s | %6s | %6s | %6s | %7s | %8s | %10s | %9s | %9s | %7s | %6s |\n'
+printf "$ROW" round server 'req/s' 'p50 ms' 'p99 ms' non-2xx 'sock err' 'CPU µs/req' 'srv cores' 'PG µs/req' machine others
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------- -------------- -------- -------- -------- --------- ---------- ------------ ----------- ----------- --------- --------
+while IFS=$'\t' read -r round name rps p50 p99 non2xx sockerr us cores pgus machine other _; do
+  printf "$ROW" "$round" "$name" "$rps" "$p50" "$p99" "$non2xx" "$sockerr" "$us" "$cores" "$pgus" "$machine" "$other"
+done <"$RESULTS"
+for name in "${SERVERS[@]}"; do
+  printf "$ROW" median "$name" \
+    "$(col "$name" 3 | median)" "$(col "$name" 4 | median)" "$(col "$name" 5 | median)" \
+    "$(col "$name" 6 | awk '{s += $1} END {print s}')" "$(col "$name" 7 | awk '{s += $1} END {print s}')" \
+    "$(col "$name" 8 | median)" "$(col "$name" 9 | median)" "$(col "$name" 10 | median)" \
+    "$(col "$name" 11 | median)" "$(col "$name" 12 | median)"
+done
+echo "CPU µs/req and srv cores: the server process, all its threads. PG µs/req: the PostgreSQL backends of its pool."
+echo "machine: cores busy during the run (of $(nproc)); others: machine minus server, its backends and wrk (disturbance)."
+echo
+
+for name in "${SERVERS[@]}"; do
+  [[ $name == baseline ]] && continue
+  r=$(ratios "$name")
+  m=$(awk '{print $2}' <<<"$r" | median)
+  printf '%-12s / baseline req/s: %s-> median %.3f (ratio of the medians %.3f)\n' "$name" \
+    "$(awk '{printf "r%s %.2f, ", $1, $2}' <<<"$r")" "$m" \
+    "$(awk -v s="$(col "$name" 3 | median)" -v b="$(col baseline 3 | median)" 'BEGIN {print s / b}')"
+done
+for name in "${SERVERS[@]}"; do
+  printf '%-12s peak RSS (VmHWM) %4s MB, RSS at the end %4s MB\n' "$name" "${HWM[$name]}" "${RSS[$name]}"
+done
+RATIO=$(ratios service | awk '{print $2}' | median)
+RATIO=$(awk -v r="$RATIO" 'BEGIN {printf "%.3f", r}')
+ERRORS=$(awk -F'\t' '$2 == "service" {s += $6 + $7} END {print s + 0}' "$RESULTS")
+DISTURBED=$(awk -F'\t' '$12 > 0.25 {printf "r%s %s (%s cores), ", $1, $2, $12}' "$RESULTS")
+[[ -z "$DISTURBED" ]] ||
+  echo "WARNING: other processes used the CPUs during ${DISTURBED%, }: those runs read low; re-run on a quiet machine"
+
+ratio_ok=$(awk -v r="$RATIO" -v t="$TARGET_RATIO" 'BEGIN {print (r >= t) ? 1 : 0}')
+rss_ok=$(( HWM[service] <= TARGET_RSS_MB ? 1 : 0 ))
+verdict() { [[ $1 == 1 ]] && echo met || echo MISSED; }
+echo "targets: req/s ratio >= ${TARGET_RATIO}: ${RATIO} $(verdict "$ratio_ok"); service peak RSS <= ${TARGET_RSS_MB} MB: ${HWM[service]} MB $(verdict "$rss_ok")"
+if [[ $ratio_ok == 1 && $rss_ok == 1 && $ERRORS == 0 ]]; then
+  echo "VERDICT: PASS"
+else
+  echo "VERDICT: FAIL (ratio ${RATIO}, peak RSS ${HWM[service]} MB, non-2xx/socket errors ${ERRORS})"
+fi
