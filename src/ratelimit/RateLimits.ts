@@ -1,6 +1,6 @@
 import * as RateLimiter from "@effect/experimental/RateLimiter"
 import * as RedisRateLimiter from "@effect/experimental/RateLimiter/Redis"
-import { Clock, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import type { KeyLimits } from "../auth/CurrentKey.ts"
 import { RateLimited } from "../shared/errors.ts"
@@ -87,9 +87,30 @@ const redisOptions = (url: string) => {
     ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
     ...(parsed.pathname.length > 1 ? { db: Number(parsed.pathname.slice(1)) } : {}),
     ...(parsed.protocol === "rediss:" ? { tls: {} } : {}),
-    prefix: "partner-registration:ratelimit:"
+    prefix: "partner-registration:ratelimit:",
+    // While Redis is down, fail each command at once (and fail open) instead of queueing it: ioredis's default
+    // queue-and-retry held every partner request for seconds.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2_000
   }
 }
+
+/**
+ * `@effect/experimental`'s Redis store, whose connection is closed in a scope of our own: its `quit()` rejects
+ * when Redis is already gone, and a shutdown must not fail (or hang) because the rate-limit cache is down.
+ */
+const redisStore = (options: ReturnType<typeof redisOptions>) =>
+  Layer.scoped(
+    RateLimiter.RateLimiterStore,
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      yield* Effect.addFinalizer(() =>
+        Scope.close(scope, Exit.void).pipe(Effect.timeout("2 seconds"), Effect.catchAllCause(() => Effect.void))
+      )
+      return yield* RedisRateLimiter.make(options).pipe(Scope.extend(scope))
+    })
+  )
 
 /** Counters in memory, or in Redis when `REDIS_URL` is set so every instance shares them. */
 export const layer = Layer.effect(RateLimits, make).pipe(
@@ -97,6 +118,6 @@ export const layer = Layer.effect(RateLimits, make).pipe(
   Layer.provide(Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
     Option.match(config.redisUrl, {
       onNone: () => RateLimiter.layerStoreMemory,
-      onSome: (url) => RedisRateLimiter.layerStore(redisOptions(Redacted.value(url)))
+      onSome: (url) => redisStore(redisOptions(Redacted.value(url)))
     }))))
 )

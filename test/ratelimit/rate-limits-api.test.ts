@@ -98,3 +98,23 @@ describe("rate limits with the Redis store", () => {
     expect((await list(redisB, account.liveKey)).status).toBe(200)
   })
 })
+
+describe("when Redis is down", () => {
+  test("requests are served at once without counting (fail open), not held until Redis answers", async () => {
+    const db2 = await freshDatabase()
+    const app = await startApp({ DATABASE_URL: db2.url, REDIS_URL: "redis://127.0.0.1:1" })
+    try {
+      const account = await seedAccount(app, "No Redis")
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now()
+        const res = await list(app, account.testKey)
+        expect(res.status).toBe(200)
+        expect(performance.now() - started).toBeLessThan(1_000)
+        expect(headersOf(res)).toMatchObject({ limit: "120", remaining: "120" })
+      }
+    } finally {
+      await app.stop()
+      await db2.drop()
+    }
+  })
+})
