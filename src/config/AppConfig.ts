@@ -1,5 +1,8 @@
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 
+/** Design §4: `TRM_URL`'s default. */
+export const DEFAULT_TRM_URL = "https://www.datos.gov.co/resource/32sa-8pi3.json"
+
 export type Role = "all" | "api" | "worker"
 
 /**
@@ -19,6 +22,8 @@ export interface AppConfigShape {
   readonly logFormat: Option.Option<"pretty" | "json">
   /** Pool size of the PostgreSQL client (embedded mode always uses one connection). */
   readonly dbPoolSize: number
+  /** The TRM dataset's resource URL (Socrata on datos.gov.co; domain notes §3). */
+  readonly trmUrl: string
 }
 
 export class AppConfig extends Context.Tag("config/AppConfig")<AppConfig, AppConfigShape>() {}
@@ -49,7 +54,16 @@ const config = Config.all({
   redisUrl: Config.option(Config.redacted("REDIS_URL")),
   logLevel: Config.string("LOG_LEVEL").pipe(Config.withDefault("Info")),
   logFormat: optionalChoice("LOG_FORMAT", ["pretty", "json"]),
-  dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10))
+  dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
+  trmUrl: Config.string("TRM_URL").pipe(
+    Config.option,
+    Config.mapOrFail((value) => {
+      const url = Option.getOrElse(Option.filter(Option.map(value, (v) => v.trim()), (v) => v !== ""), () => DEFAULT_TRM_URL)
+      return URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)
+        ? Either.right(url)
+        : Either.left(ConfigError.InvalidData(["TRM_URL"], `expected an http(s) URL, got ${JSON.stringify(url)}`))
+    })
+  )
 })
 
 export const make: Effect.Effect<AppConfigShape, import("effect/ConfigError").ConfigError> = Effect.map(
