@@ -104,11 +104,20 @@ const redisStore = (options: ReturnType<typeof redisOptions>) =>
   Layer.scoped(
     RateLimiter.RateLimiterStore,
     Effect.gen(function*() {
+      // Once we close, ioredis must stop reconnecting: a failed quit() would otherwise leave it retrying forever.
+      let closing = false
+      const retryStrategy = (attempt: number) => closing ? null : Math.min(attempt * 200, 2_000)
       const scope = yield* Scope.make()
       yield* Effect.addFinalizer(() =>
-        Scope.close(scope, Exit.void).pipe(Effect.timeout("2 seconds"), Effect.catchAllCause(() => Effect.void))
+        Effect.sync(() => {
+          closing = true
+        }).pipe(
+          Effect.zipRight(Scope.close(scope, Exit.void)),
+          Effect.timeout("2 seconds"),
+          Effect.catchAllCause(() => Effect.void)
+        )
       )
-      return yield* RedisRateLimiter.make(options).pipe(Scope.extend(scope))
+      return yield* RedisRateLimiter.make({ ...options, retryStrategy }).pipe(Scope.extend(scope))
     })
   )
 

@@ -30,6 +30,8 @@ export const freshDatabase = async (): Promise<TestDatabase> => {
   const url = new URL(ADMIN_DATABASE_URL)
   url.pathname = `/${name}`
   const pool = new Pg.Pool({ connectionString: url.toString(), max: 2 })
+  // drop() terminates connections that pg may still be closing; their error event must not crash the run.
+  pool.on("error", () => {})
   return {
     url: url.toString(),
     name,
