@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
+import { FetchHttpClient, HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
 import { Effect, Layer } from "effect"
 import { Accounts } from "./accounts/Accounts.ts"
@@ -15,6 +15,9 @@ import * as ErrorMiddleware from "./http/ErrorMiddleware.ts"
 import { PartnerApi, WorkerApi } from "./http/PartnerApi.ts"
 import { Properties } from "./properties/Properties.ts"
 import { PropertiesLive } from "./properties/Http.ts"
+import { ReservationsLive } from "./reservations/Http.ts"
+import { Reservations } from "./reservations/Reservations.ts"
+import * as Trm from "./trm/Trm.ts"
 import * as RateLimits from "./ratelimit/RateLimits.ts"
 import * as Heartbeat from "./workers/Heartbeat.ts"
 
@@ -25,7 +28,13 @@ const MigrateOnStart = Layer.effectDiscard(
   )
 )
 
-const Services = Layer.mergeAll(Accounts.Default, ApiKeys.Default, Properties.Default, Sandbox.Default)
+const Services = Layer.mergeAll(
+  Accounts.Default,
+  ApiKeys.Default,
+  Properties.Default,
+  Sandbox.Default,
+  Reservations.Default.pipe(Layer.provide(Trm.layer), Layer.provide(FetchHttpClient.layer))
+)
 
 const nonApiRoutes = [
   { method: "GET", path: "/openapi.json" },
@@ -40,7 +49,7 @@ const PartnerHttp = HttpApiBuilder.serve().pipe(
   Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(PartnerApi, nonApiRoutes))),
   Layer.provide(AdminHandlers.layer),
   Layer.provide(HttpApiBuilder.api(PartnerApi).pipe(
-    Layer.provide([PropertiesLive, PartnerHealthLive]),
+    Layer.provide([PropertiesLive, ReservationsLive, PartnerHealthLive]),
     Layer.provide(PartnerAuth.layer)
   )),
   Layer.provide(RateLimits.layer),

@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { HealthApi } from "../health/Api.ts"
 import { PropertiesApi } from "../properties/Api.ts"
+import { ReservationsApi } from "../reservations/Api.ts"
 import { InternalErrorBody, InvalidJsonBody, InvalidRequestBody } from "../shared/errors.ts"
 
 export const API_VERSION = "2026-10-01"
@@ -16,6 +17,7 @@ Errors are \`{error, code, details}\`: program against \`code\`. Responses of pa
  */
 export class PartnerApi extends HttpApi.make("partner")
   .add(PropertiesApi)
+  .add(ReservationsApi)
   .add(HealthApi)
   .addError(InvalidRequestBody)
   .addError(InvalidJsonBody)

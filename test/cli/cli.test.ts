@@ -355,16 +355,26 @@ describe("migrate", () => {
       expect({ code: first.code, stderr: first.stderr, json: first.json }).toEqual({
         code: 0,
         stderr: "",
-        json: { applied: ["0001_foundation"] }
+        json: { applied: ["0001_foundation", "0002_reservations"] }
       })
       const tables = await target.query<{ table_name: string }>(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name"
       )
-      expect(tables.map((t) => t.table_name)).toEqual(["accounts", "api_keys", "properties", "schema_migrations", "worker_heartbeats"])
+      expect(tables.map((t) => t.table_name)).toEqual([
+        "accounts",
+        "api_keys",
+        "events",
+        "guests",
+        "properties",
+        "reservations",
+        "schema_migrations",
+        "worker_heartbeats"
+      ])
       const second = await runCli(["migrate"], { DATABASE_URL: target.url })
       expect({ code: second.code, json: second.json }).toEqual({ code: 0, json: { applied: [] } })
-      expect(await target.query("SELECT migration_id, name FROM schema_migrations")).toEqual([
-        { migration_id: 1, name: "foundation" }
+      expect(await target.query("SELECT migration_id, name FROM schema_migrations ORDER BY migration_id")).toEqual([
+        { migration_id: 1, name: "foundation" },
+        { migration_id: 2, name: "reservations" }
       ])
     } finally {
       await target.drop()

@@ -1,0 +1,22 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { CurrentKey } from "../auth/CurrentKey.ts"
+import { PartnerApi } from "../http/PartnerApi.ts"
+import { Reservations } from "./Reservations.ts"
+
+export const ReservationsLive = HttpApiBuilder.group(PartnerApi, "reservations", (handlers) =>
+  Effect.gen(function*() {
+    const reservations = yield* Reservations
+    return handlers
+      // 201 or 200 (replay) with the same body schema: the status is chosen here.
+      .handle("create", ({ payload }) =>
+        Effect.flatMap(CurrentKey, (key) =>
+          Effect.map(reservations.create(key, payload), ({ created, response }) =>
+            HttpServerResponse.unsafeJson(response, { status: created ? 201 : 200 }))))
+      .handle("cancel", ({ payload }) =>
+        Effect.flatMap(CurrentKey, (key) => reservations.cancel(key, payload.external_id, payload.reason)))
+      .handle("query", ({ urlParams }) =>
+        Effect.flatMap(CurrentKey, (key) => reservations.get(key, urlParams.external_id, urlParams.include === "guests")))
+      .handle("get", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentKey, (key) => reservations.get(key, path.external_id, urlParams.include === "guests")))
+  }))

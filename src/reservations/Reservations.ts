@@ -1,0 +1,408 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql"
+import { DateTime, Effect, Option } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
+import { AppConfig } from "../config/AppConfig.ts"
+import { checkUsable, type PropertyScope } from "../properties/Property.ts"
+import {
+  CreationInProgress,
+  InvalidRequest,
+  RegistrationNotFound,
+  ReservationConflict
+} from "../shared/errors.ts"
+import type { Environment } from "../shared/Environment.ts"
+import { TrmProvider, todayInBogota, usdToCop } from "../trm/Trm.ts"
+import { Outbox } from "../webhooks/Outbox.ts"
+import * as Lifecycle from "./Lifecycle.ts"
+import type {
+  CancelResponse,
+  CreateReservation,
+  Guest,
+  RegistrationDetail,
+  RegistrationStatus,
+  ReservationResponse
+} from "./Reservation.ts"
+
+/** A reservation row as stored (json columns arrive parsed). */
+export interface ReservationRow {
+  readonly id: string
+  readonly account_id: string
+  readonly environment: Environment
+  readonly property_id: string
+  readonly external_id: string
+  readonly flow: "link" | "registration"
+  readonly source: string | null
+  readonly check_in: string
+  readonly check_out: string
+  readonly guests_count: number
+  readonly metadata: Record<string, unknown>
+  readonly reservation_status: Lifecycle.LifecycleSnapshot["reservation_status"]
+  readonly status: RegistrationStatus["status"]
+  readonly checkin_token: string | null
+  readonly guests_registered: number
+  readonly registration_complete: boolean
+  readonly completed_at: Date | null
+  readonly contract_required: boolean
+  readonly contract_signed_at: Date | null
+  readonly tra: RegistrationStatus["tra"]
+  readonly tra_reported: boolean
+  readonly sire: RegistrationStatus["sire"]
+  readonly sire_reported: boolean
+  readonly fingerprint: string
+  readonly created_at: Date
+}
+
+interface GuestRow {
+  readonly is_primary: boolean
+  readonly tipo_documento: Guest["tipo_documento"]
+  readonly numero_documento: string
+  readonly nombre: string
+  readonly apellido: string
+  readonly nacionalidad: string | null
+  readonly fecha_nacimiento: string | null
+  readonly email: string | null
+  readonly phone: string | null
+  readonly address: string | null
+  readonly ciudad_residencia: string | null
+  readonly pais_residencia: string | null
+  readonly registered_at: Date | null
+  readonly document_uploaded: boolean
+}
+
+/**
+ * design §6.7: the known fields as sent (unknown ones already dropped by the schema), keys sorted at every
+ * depth, array order kept, no defaults filled in.
+ */
+export const fingerprint = (body: unknown): string => {
+  const canonical = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(canonical)
+      : value !== null && typeof value === "object"
+      ? Object.fromEntries(
+        Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])])
+      )
+      : value
+  return createHash("sha256").update(JSON.stringify(canonical(body))).digest("hex")
+}
+
+/** ≥ 128 bits, URL-safe (design §5). */
+const newCheckinToken = () => randomBytes(24).toString("base64url")
+
+/** Both halves of a 64-bit advisory-lock key for one (account, environment, external_id). */
+const lockKey = (accountId: string, environment: Environment, externalId: string) =>
+  createHash("sha256").update(`${accountId}\u0000${environment}\u0000${externalId}`).digest().readBigInt64BE(0)
+    .toString()
+
+/** Photos are deleted 30 days after departure; from then on `document_uploaded` reads null (spec, design §6.4). */
+export const photosRetained = (checkOut: string, today: string) => {
+  const limit = new Date(`${checkOut}T00:00:00Z`)
+  limit.setUTCDate(limit.getUTCDate() + 30)
+  return today <= limit.toISOString().slice(0, 10)
+}
+
+export const snapshotOf = (row: ReservationRow): Lifecycle.LifecycleSnapshot => ({
+  reservation_status: row.reservation_status,
+  guests_count: row.guests_count,
+  guests_registered: row.guests_registered,
+  registration_complete: row.registration_complete,
+  contract_required: row.contract_required,
+  contract_signed: row.contract_signed_at !== null,
+  tra: { status: row.tra.status, reported: row.tra_reported },
+  sire: { status: row.sire.status, reported: row.sire_reported },
+  check_in: row.check_in,
+  check_out: row.check_out
+})
+
+const UNIQUE_VIOLATION = "23505"
+const isUniqueViolation = (error: SqlError.SqlError) =>
+  (error.cause as { code?: string } | undefined)?.code === UNIQUE_VIOLATION
+
+/** Endpoints 3, 5, 6 and 8: create, cancel and read reservations; every change writes its events with it. */
+export class Reservations extends Effect.Service<Reservations>()("reservations/Reservations", {
+  dependencies: [Outbox.Default],
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const outbox = yield* Outbox
+    const trm = yield* TrmProvider
+    const { publicBaseUrl } = yield* AppConfig
+
+    const checkinUrl = (row: ReservationRow) =>
+      row.checkin_token === null ? null : `${publicBaseUrl}/checkin/${row.checkin_token}`
+
+    const registrationStatus = (row: ReservationRow): RegistrationStatus => ({
+      ok: true,
+      reservation_id: row.id,
+      external_id: row.external_id,
+      status: row.status,
+      reservation_status: row.reservation_status,
+      sandbox: row.environment === "test",
+      checkin_token: row.checkin_token,
+      checkin_status: Lifecycle.checkinStatus(snapshotOf(row)),
+      guests_registered: row.guests_registered,
+      tra: row.tra,
+      sire: row.sire
+    })
+
+    const reservationResponse = (row: ReservationRow, replay: boolean): ReservationResponse => ({
+      ...registrationStatus(row),
+      source: row.source,
+      metadata: row.metadata,
+      checkin_url: checkinUrl(row),
+      created_at: row.created_at.toISOString(),
+      idempotent_replay: replay
+    })
+
+    /** The webhook `data` of an event about this reservation (spec "Events"), without guests. */
+    const eventData = (row: ReservationRow) => ({
+      reservation_id: row.id,
+      external_id: row.external_id,
+      source: row.source,
+      property_id: row.property_id,
+      reservation_status: row.reservation_status,
+      status: row.status,
+      check_in: row.check_in,
+      check_out: row.check_out,
+      guests_count: row.guests_count,
+      checkin_url: checkinUrl(row),
+      checkin_status: Lifecycle.checkinStatus(snapshotOf(row)),
+      guests_registered: row.guests_registered,
+      contract_signed: row.contract_signed_at !== null,
+      tra: row.tra,
+      sire: row.sire,
+      metadata: row.metadata
+    })
+
+    const findByExternalId = (key: AuthenticatedKey, externalId: string, forUpdate: boolean) =>
+      sql<ReservationRow>`
+        SELECT * FROM reservations
+        WHERE account_id = ${key.accountId} AND environment = ${key.environment} AND external_id = ${externalId}
+        ${forUpdate ? sql`FOR UPDATE` : sql``}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+
+    const guestsOf = (row: ReservationRow) =>
+      Effect.gen(function*() {
+        const rows = yield* sql<GuestRow>`
+          SELECT is_primary, tipo_documento, numero_documento, nombre, apellido, nacionalidad, fecha_nacimiento,
+                 email, phone, address, ciudad_residencia, pais_residencia, registered_at, document_uploaded
+          FROM guests WHERE reservation_id = ${row.id} ORDER BY position`
+        const retained = photosRetained(row.check_out, yield* todayInBogota)
+        return rows.map((guest): Guest => ({
+          ...guest,
+          registered_at: guest.registered_at?.toISOString() ?? null,
+          document_uploaded: retained ? guest.document_uploaded : null
+        }))
+      })
+
+    /** design §6.1: property_id, else property_external_id in the key's (account, environment), else rnt_id. */
+    const resolveProperty = (key: AuthenticatedKey, body: CreateReservation) =>
+      Effect.gen(function*() {
+        const [reference, rows] = body.property_id !== undefined
+          ? [body.property_id, yield* sql<PropertyScope & { id: string }>`
+              SELECT id, account_id, environment, checkin_enabled FROM properties WHERE id = ${body.property_id}`]
+          : body.property_external_id !== undefined
+          ? [body.property_external_id, yield* sql<PropertyScope & { id: string }>`
+              SELECT id, account_id, environment, checkin_enabled FROM properties
+              WHERE account_id = ${key.accountId} AND environment = ${key.environment}
+                AND external_id = ${body.property_external_id}`]
+          : [body.rnt_id!, yield* sql<PropertyScope & { id: string }>`
+              SELECT id, account_id, environment, checkin_enabled FROM properties
+              WHERE account_id = ${key.accountId} AND rnt_id = ${body.rnt_id!}
+              ORDER BY (environment = ${key.environment}) DESC, created_at LIMIT 1`]
+        const property = rows[0]
+        yield* checkUsable(property, key, reference)
+        const settings = yield* sql<{ requires_contract_signature: boolean }>`
+          SELECT requires_contract_signature FROM properties WHERE id = ${property!.id}`
+        return { id: property!.id, contractRequired: settings[0]!.requires_contract_signature }
+      })
+
+    /** USD is converted at creation with the TRM of the request's Bogotá date (design §6.11). */
+    const amounts = (body: CreateReservation) =>
+      Effect.gen(function*() {
+        if (body.total_amount === undefined) return { cop: null, rate: null, date: null }
+        if (body.currency !== "USD") return { cop: String(body.total_amount), rate: null, date: null }
+        const date = yield* todayInBogota
+        const { rate } = yield* trm.rateFor(date)
+        return { cop: usdToCop(body.total_amount, rate), rate, date }
+      })
+
+    const replayOrConflict = (row: ReservationRow, fp: string) =>
+      row.fingerprint === fp
+        ? Effect.succeed({ created: false, response: reservationResponse(row, true) })
+        : Effect.fail(
+          new ReservationConflict({
+            message:
+              `external_id ${JSON.stringify(row.external_id)} already exists with different data; use PATCH to change it`,
+            details: { external_id: row.external_id, reservation_id: row.id }
+          })
+        )
+
+    /** Endpoint 3. Identical retries replay (200); a concurrent creation loses at once (design §6.7). */
+    const create = (key: AuthenticatedKey, body: CreateReservation) =>
+      Effect.gen(function*() {
+        if (key.environment === "live" && body.sandbox_simulate !== undefined) {
+          return yield* new InvalidRequest({
+            message: "invalid request: sandbox_simulate",
+            details: { fields: [{ field: "sandbox_simulate", message: "is only accepted with a test key" }] }
+          })
+        }
+        const fp = fingerprint(body)
+        const existing = yield* findByExternalId(key, body.external_id, false)
+        if (Option.isSome(existing)) return yield* replayOrConflict(existing.value, fp)
+        const money = yield* amounts(body)
+
+        return yield* Effect.gen(function*() {
+          // A non-blocking claim: the loser answers at once instead of waiting on the winner (design §6.7).
+          const claim = yield* sql<{ locked: boolean }>`
+            SELECT pg_try_advisory_xact_lock(${lockKey(key.accountId, key.environment, body.external_id)}::bigint)
+              AS locked`
+          if (claim[0]?.locked !== true) {
+            return yield* new CreationInProgress({
+              message: `another creation of external_id ${JSON.stringify(body.external_id)} is running; retry`,
+              details: { external_id: body.external_id }
+            })
+          }
+          const raced = yield* findByExternalId(key, body.external_id, false)
+          if (Option.isSome(raced)) return yield* replayOrConflict(raced.value, fp)
+
+          const property = yield* resolveProperty(key, body)
+          const now = DateTime.toDateUtc(yield* DateTime.now)
+          const snapshot = Lifecycle.newReservation({
+            guests_count: body.guests_count,
+            contract_required: property.contractRequired,
+            check_in: body.check_in,
+            check_out: body.check_out
+          })
+          const reports = Lifecycle.initialReports(key.environment)
+          const [row] = yield* sql<ReservationRow>`
+            INSERT INTO reservations ${
+            sql.insert({
+              account_id: key.accountId,
+              environment: key.environment,
+              property_id: property.id,
+              external_id: body.external_id,
+              flow: "link",
+              source: body.source ?? null,
+              room_number: body.room_number ?? null,
+              check_in: body.check_in,
+              check_out: body.check_out,
+              guest_name: body.guest_name,
+              guests_count: body.guests_count,
+              expected_guests: body.expected_guests ?? null,
+              total_amount: body.total_amount === undefined ? null : String(body.total_amount),
+              currency: body.currency ?? null,
+              total_amount_cop: money.cop,
+              trm_rate: money.rate,
+              trm_date: money.date,
+              guest_email: body.guest_email ?? null,
+              guest_phone: body.guest_phone ?? null,
+              notes: body.notes ?? null,
+              metadata: JSON.stringify(body.metadata ?? {}),
+              sandbox_simulate: body.sandbox_simulate ?? null,
+              reservation_status: "confirmed",
+              status: Lifecycle.deriveStatus(snapshot),
+              checkin_token: newCheckinToken(),
+              contract_required: property.contractRequired,
+              tra: JSON.stringify({ ...reports.tra, reported_at: null, mincit_code: null }),
+              sire: JSON.stringify({ ...reports.sire, reported_at: null }),
+              fingerprint: fp,
+              created_at: now,
+              updated_at: now
+            })
+          } RETURNING *`
+          yield* outbox.enqueue({
+            accountId: key.accountId,
+            environment: key.environment,
+            reservationId: row!.id,
+            types: Lifecycle.eventsBetween(null, snapshot),
+            data: eventData(row!),
+            guests: []
+          })
+          return { created: true, response: reservationResponse(row!, false) }
+        }).pipe(sql.withTransaction)
+      }).pipe(
+        Effect.catchTag("SqlError", (error) =>
+          isUniqueViolation(error)
+            ? Effect.fail(
+              new CreationInProgress({
+                message: `another creation of external_id ${JSON.stringify(body.external_id)} is running; retry`,
+                details: { external_id: body.external_id }
+              })
+            )
+            : Effect.die(error)),
+        Effect.withSpan("Reservations.create")
+      )
+
+    const notFound = (externalId: string) =>
+      new RegistrationNotFound({
+        message: `no reservation with external_id ${JSON.stringify(externalId)}`,
+        details: { external_id: externalId }
+      })
+
+    /** Endpoints 6 and 8. Without include=guests the answer carries no personal data. */
+    const get = (key: AuthenticatedKey, externalId: string, includeGuests: boolean) =>
+      Effect.gen(function*() {
+        const found = yield* findByExternalId(key, externalId, false)
+        if (Option.isNone(found)) return yield* notFound(externalId)
+        const row = found.value
+        const detail: RegistrationDetail = {
+          ...reservationResponse(row, false),
+          property_id: row.property_id,
+          check_in: row.check_in,
+          check_out: row.check_out,
+          guests_count: row.guests_count,
+          completed_at: row.completed_at?.toISOString() ?? null
+        }
+        return includeGuests ? { ...detail, guests: yield* guestsOf(row) } : detail
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.get"))
+
+    /** Endpoint 5: idempotent; reports already out are not undone (spec rule 7). */
+    const cancel = (key: AuthenticatedKey, externalId: string, reason: string | undefined) =>
+      Effect.gen(function*() {
+        const found = yield* findByExternalId(key, externalId, true)
+        if (Option.isNone(found)) return yield* notFound(externalId)
+        const row = found.value
+        const plan = Lifecycle.cancel(snapshotOf(row))
+        const warning = plan.already_reported.tra || plan.already_reported.sire
+          ? `already reported to ${
+            [plan.already_reported.tra ? "the TRA" : null, plan.already_reported.sire ? "SIRE" : null]
+              .filter((x) => x !== null).join(" and ")
+          }; the report is not undone automatically`
+          : undefined
+        let current = row
+        if (!plan.already_cancelled) {
+          const now = DateTime.toDateUtc(yield* DateTime.now)
+          const tra = plan.withdrawn.tra
+            ? { ...row.tra, status: "not_applicable" as const, warning: Lifecycle.Warnings.cancelledBeforeSending }
+            : row.tra
+          const sire = plan.withdrawn.sire
+            ? { ...row.sire, status: "not_applicable" as const, warning: Lifecycle.Warnings.cancelledBeforeSending }
+            : row.sire
+          const [updated] = yield* sql<ReservationRow>`
+            UPDATE reservations SET
+              reservation_status = 'cancelled', status = 'cancelled',
+              tra = ${JSON.stringify(tra)}::jsonb, sire = ${JSON.stringify(sire)}::jsonb,
+              cancelled_at = ${now}, cancel_reason = ${reason ?? null}, updated_at = ${now}
+            WHERE id = ${row.id} RETURNING *`
+          current = updated!
+          yield* outbox.enqueue({
+            accountId: key.accountId,
+            environment: key.environment,
+            reservationId: row.id,
+            types: Lifecycle.eventsBetween(snapshotOf(row), plan.next),
+            data: eventData(current),
+            guests: []
+          })
+        }
+        const response: CancelResponse = {
+          ...registrationStatus(current),
+          already_cancelled: plan.already_cancelled,
+          already_reported: plan.already_reported,
+          ...(warning === undefined ? {} : { warning })
+        }
+        return response
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.cancel"))
+
+    return { create, get, cancel, eventData } as const
+  })
+}) {}
+
