@@ -15,60 +15,14 @@ import type { Environment } from "../shared/Environment.ts"
 import { TrmProvider, todayInBogota, usdToCop } from "../trm/Trm.ts"
 import { Outbox } from "../webhooks/Outbox.ts"
 import * as Lifecycle from "./Lifecycle.ts"
+import { type GuestRow, photosRetained, type ReservationRow, snapshotOf } from "./ReservationRow.ts"
+import { makeViews } from "./Views.ts"
 import type {
   CancelResponse,
   CreateReservation,
   Guest,
   RegistrationDetail,
-  RegistrationStatus,
-  ReservationResponse
 } from "./Reservation.ts"
-
-/** A reservation row as stored (json columns arrive parsed). */
-export interface ReservationRow {
-  readonly id: string
-  readonly account_id: string
-  readonly environment: Environment
-  readonly property_id: string
-  readonly external_id: string
-  readonly flow: "link" | "registration"
-  readonly source: string | null
-  readonly check_in: string
-  readonly check_out: string
-  readonly guests_count: number
-  readonly metadata: Record<string, unknown>
-  readonly reservation_status: Lifecycle.LifecycleSnapshot["reservation_status"]
-  readonly status: RegistrationStatus["status"]
-  readonly checkin_token: string | null
-  readonly guests_registered: number
-  readonly registration_complete: boolean
-  readonly completed_at: Date | null
-  readonly contract_required: boolean
-  readonly contract_signed_at: Date | null
-  readonly tra: RegistrationStatus["tra"]
-  readonly tra_reported: boolean
-  readonly sire: RegistrationStatus["sire"]
-  readonly sire_reported: boolean
-  readonly fingerprint: string
-  readonly created_at: Date
-}
-
-interface GuestRow {
-  readonly is_primary: boolean
-  readonly tipo_documento: Guest["tipo_documento"]
-  readonly numero_documento: string
-  readonly nombre: string
-  readonly apellido: string
-  readonly nacionalidad: string | null
-  readonly fecha_nacimiento: string | null
-  readonly email: string | null
-  readonly phone: string | null
-  readonly address: string | null
-  readonly ciudad_residencia: string | null
-  readonly pais_residencia: string | null
-  readonly registered_at: Date | null
-  readonly document_uploaded: boolean
-}
 
 /**
  * design §6.7: the known fields as sent (unknown ones already dropped by the schema), keys sorted at every
@@ -94,26 +48,6 @@ const lockKey = (accountId: string, environment: Environment, externalId: string
   createHash("sha256").update(`${accountId}\u0000${environment}\u0000${externalId}`).digest().readBigInt64BE(0)
     .toString()
 
-/** Photos are deleted 30 days after departure; from then on `document_uploaded` reads null (spec, design §6.4). */
-export const photosRetained = (checkOut: string, today: string) => {
-  const limit = new Date(`${checkOut}T00:00:00Z`)
-  limit.setUTCDate(limit.getUTCDate() + 30)
-  return today <= limit.toISOString().slice(0, 10)
-}
-
-export const snapshotOf = (row: ReservationRow): Lifecycle.LifecycleSnapshot => ({
-  reservation_status: row.reservation_status,
-  guests_count: row.guests_count,
-  guests_registered: row.guests_registered,
-  registration_complete: row.registration_complete,
-  contract_required: row.contract_required,
-  contract_signed: row.contract_signed_at !== null,
-  tra: { status: row.tra.status, reported: row.tra_reported },
-  sire: { status: row.sire.status, reported: row.sire_reported },
-  check_in: row.check_in,
-  check_out: row.check_out
-})
-
 const UNIQUE_VIOLATION = "23505"
 const isUniqueViolation = (error: SqlError.SqlError) =>
   (error.cause as { code?: string } | undefined)?.code === UNIQUE_VIOLATION
@@ -127,51 +61,8 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
     const trm = yield* TrmProvider
     const { publicBaseUrl } = yield* AppConfig
 
-    const checkinUrl = (row: ReservationRow) =>
-      row.checkin_token === null ? null : `${publicBaseUrl}/checkin/${row.checkin_token}`
-
-    const registrationStatus = (row: ReservationRow): RegistrationStatus => ({
-      ok: true,
-      reservation_id: row.id,
-      external_id: row.external_id,
-      status: row.status,
-      reservation_status: row.reservation_status,
-      sandbox: row.environment === "test",
-      checkin_token: row.checkin_token,
-      checkin_status: Lifecycle.checkinStatus(snapshotOf(row)),
-      guests_registered: row.guests_registered,
-      tra: row.tra,
-      sire: row.sire
-    })
-
-    const reservationResponse = (row: ReservationRow, replay: boolean): ReservationResponse => ({
-      ...registrationStatus(row),
-      source: row.source,
-      metadata: row.metadata,
-      checkin_url: checkinUrl(row),
-      created_at: row.created_at.toISOString(),
-      idempotent_replay: replay
-    })
-
-    /** The webhook `data` of an event about this reservation (spec "Events"), without guests. */
-    const eventData = (row: ReservationRow) => ({
-      reservation_id: row.id,
-      external_id: row.external_id,
-      source: row.source,
-      property_id: row.property_id,
-      reservation_status: row.reservation_status,
-      status: row.status,
-      check_in: row.check_in,
-      check_out: row.check_out,
-      guests_count: row.guests_count,
-      checkin_url: checkinUrl(row),
-      checkin_status: Lifecycle.checkinStatus(snapshotOf(row)),
-      guests_registered: row.guests_registered,
-      contract_signed: row.contract_signed_at !== null,
-      tra: row.tra,
-      sire: row.sire,
-      metadata: row.metadata
-    })
+    const views = makeViews(publicBaseUrl)
+    const { eventData, registrationStatus, reservationResponse } = views
 
     const findByExternalId = (key: AuthenticatedKey, externalId: string, forUpdate: boolean) =>
       sql<ReservationRow>`
@@ -402,7 +293,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         return response
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.cancel"))
 
-    return { create, get, cancel, eventData } as const
+    return { create, get, cancel, findByExternalId, guestsOf, resolveProperty, views } as const
   })
 }) {}
 
