@@ -16,7 +16,10 @@ import { PartnerApi, WorkerApi } from "./http/PartnerApi.ts"
 import { Properties } from "./properties/Properties.ts"
 import { PropertiesLive } from "./properties/Http.ts"
 import { ReservationsLive } from "./reservations/Http.ts"
+import { Modifications } from "./reservations/Modifications.ts"
+import { Registrations } from "./reservations/Registrations.ts"
 import { Reservations } from "./reservations/Reservations.ts"
+import { Outbox } from "./webhooks/Outbox.ts"
 import * as Trm from "./trm/Trm.ts"
 import * as RateLimits from "./ratelimit/RateLimits.ts"
 import * as Heartbeat from "./workers/Heartbeat.ts"
@@ -28,12 +31,17 @@ const MigrateOnStart = Layer.effectDiscard(
   )
 )
 
+// One Reservations (and one TRM cache) shared by Registrations: layers are memoized by reference.
+const ReservationsLayer = Reservations.Default.pipe(Layer.provide(Trm.layer), Layer.provide(FetchHttpClient.layer))
+
 const Services = Layer.mergeAll(
   Accounts.Default,
   ApiKeys.Default,
   Properties.Default,
   Sandbox.Default,
-  Reservations.Default.pipe(Layer.provide(Trm.layer), Layer.provide(FetchHttpClient.layer))
+  ReservationsLayer,
+  Registrations.DefaultWithoutDependencies.pipe(Layer.provide([ReservationsLayer, Outbox.Default])),
+  Modifications.DefaultWithoutDependencies.pipe(Layer.provide([ReservationsLayer, Outbox.Default]))
 )
 
 const nonApiRoutes = [

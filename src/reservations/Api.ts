@@ -1,11 +1,17 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { PartnerAuth } from "../auth/PartnerAuth.ts"
 import {
+  AlreadyReportedBody,
   CreationInProgressBody,
+  DuplicateDocumentBody,
+  GuestsAlreadyRegisteredBody,
   LivePropertyRequiredBody,
   PropertyNotFoundBody,
   PropertyOutOfScopeBody,
   RegistrationNotFoundBody,
+  RegistrationOpenBody,
+  RegistrationRejectedBody,
+  ReservationCancelledBody,
   ReservationConflictBody,
   SandboxPropertyRequiredBody,
   TrmUnavailableBody
@@ -18,10 +24,14 @@ import {
   RegistrationDetail,
   RegistrationPath,
   RegistrationQuery,
-  ReservationResponse
+  RegistrationStatus,
+  ReservationResponse,
+  SubmitRegistration,
+  UpdateReservation,
+  UpdateResponse
 } from "./Reservation.ts"
 
-/** Endpoints 3, 5, 6 and 8 of the spec (4 and 7 are not built yet). */
+/** Endpoints 3 to 8 of the spec. */
 export class ReservationsApi extends HttpApiGroup.make("reservations")
   .add(
     HttpApiEndpoint.post("create", "/api/partners/reservations")
@@ -39,6 +49,20 @@ export class ReservationsApi extends HttpApiGroup.make("reservations")
       .annotate(
         OpenApi.Description,
         "201 for a new reservation; 200 with idempotent_replay true for an identical retry of the same external_id."
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/api/partners/reservations")
+      .setPayload(UpdateReservation)
+      .addSuccess(UpdateResponse)
+      .addError(RegistrationNotFoundBody)
+      .addError(ReservationCancelledBody)
+      .addError(AlreadyReportedBody)
+      .addError(GuestsAlreadyRegisteredBody)
+      .annotate(OpenApi.Summary, "Modify a reservation")
+      .annotate(
+        OpenApi.Description,
+        "`changed` names the fields whose value changed. After the TRA was reported only extending check_out is allowed."
       )
   )
   .add(
@@ -62,6 +86,27 @@ export class ReservationsApi extends HttpApiGroup.make("reservations")
       .addSuccess(RegistrationDetail)
       .addError(RegistrationNotFoundBody)
       .annotate(OpenApi.Summary, "Get a reservation by external_id (ids without /)")
+  )
+  .add(
+    HttpApiEndpoint.post("submit", "/api/partners/registrations")
+      .setPayload(SubmitRegistration)
+      .addSuccess(RegistrationStatus, { status: 201 })
+      .addSuccess(RegistrationStatus.annotations({ identifier: "RegistrationReplay" }), { status: 200 })
+      .addError(RegistrationRejectedBody)
+      .addError(PropertyOutOfScopeBody)
+      .addError(SandboxPropertyRequiredBody)
+      .addError(LivePropertyRequiredBody)
+      .addError(PropertyNotFoundBody)
+      .addError(DuplicateDocumentBody)
+      .addError(RegistrationOpenBody)
+      .addError(ReservationConflictBody)
+      .addError(CreationInProgressBody)
+      .addError(TrmUnavailableBody)
+      .annotate(OpenApi.Summary, "Submit a complete registration (reservation and every guest in one call)")
+      .annotate(
+        OpenApi.Description,
+        "201 for a new registration; 200 with the same registration for an identical repeat of the same external_id."
+      )
   )
   .middleware(PartnerAuth)
   .annotate(OpenApi.Title, "Reservations")

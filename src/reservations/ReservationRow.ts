@@ -11,6 +11,11 @@ export interface ReservationRow {
   readonly external_id: string
   readonly flow: "link" | "registration"
   readonly source: string | null
+  readonly guest_name: string
+  readonly guest_email: string | null
+  readonly guest_phone: string | null
+  readonly notes: string | null
+  readonly sandbox_simulate: "tra_failed" | "sire_failed" | null
   readonly check_in: string
   readonly check_out: string
   readonly guests_count: number

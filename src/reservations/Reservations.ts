@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql"
 import { DateTime, Effect, Option } from "effect"
-import { createHash, randomBytes } from "node:crypto"
+import { createHash } from "node:crypto"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { checkUsable, type PropertyScope } from "../properties/Property.ts"
@@ -14,6 +14,7 @@ import {
 import type { Environment } from "../shared/Environment.ts"
 import { TrmProvider, todayInBogota, usdToCop } from "../trm/Trm.ts"
 import { Outbox } from "../webhooks/Outbox.ts"
+import { newCheckinToken } from "./CheckinToken.ts"
 import * as Lifecycle from "./Lifecycle.ts"
 import { type GuestRow, photosRetained, type ReservationRow, snapshotOf } from "./ReservationRow.ts"
 import { makeViews } from "./Views.ts"
@@ -40,16 +41,14 @@ export const fingerprint = (body: unknown): string => {
   return createHash("sha256").update(JSON.stringify(canonical(body))).digest("hex")
 }
 
-/** ≥ 128 bits, URL-safe (design §5). */
-const newCheckinToken = () => randomBytes(24).toString("base64url")
 
 /** Both halves of a 64-bit advisory-lock key for one (account, environment, external_id). */
-const lockKey = (accountId: string, environment: Environment, externalId: string) =>
+export const lockKey = (accountId: string, environment: Environment, externalId: string) =>
   createHash("sha256").update(`${accountId}\u0000${environment}\u0000${externalId}`).digest().readBigInt64BE(0)
     .toString()
 
 const UNIQUE_VIOLATION = "23505"
-const isUniqueViolation = (error: SqlError.SqlError) =>
+export const isUniqueViolation = (error: SqlError.SqlError) =>
   (error.cause as { code?: string } | undefined)?.code === UNIQUE_VIOLATION
 
 /** Endpoints 3, 5, 6 and 8: create, cancel and read reservations; every change writes its events with it. */
@@ -293,7 +292,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         return response
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.cancel"))
 
-    return { create, get, cancel, findByExternalId, guestsOf, resolveProperty, views } as const
+    return { create, get, cancel, findByExternalId, guestsOf, resolveProperty, amounts, views } as const
   })
 }) {}
 

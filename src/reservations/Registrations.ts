@@ -1,0 +1,246 @@
+import { SqlClient } from "@effect/sql"
+import { DateTime, Effect, Option } from "effect"
+import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
+import {
+  CreationInProgress,
+  DuplicateDocument,
+  InvalidRequest,
+  RegistrationOpen,
+  RegistrationRejected,
+  ReservationConflict
+} from "../shared/errors.ts"
+import { todayInBogota } from "../trm/Trm.ts"
+import { Outbox } from "../webhooks/Outbox.ts"
+import { storedReports } from "./DueReports.ts"
+import * as Lifecycle from "./Lifecycle.ts"
+import { bornAfter, duplicateDocuments, guestCountMismatch, type SubmitRegistration } from "./Reservation.ts"
+import type { ReservationRow } from "./ReservationRow.ts"
+import { fingerprint, isUniqueViolation, lockKey, Reservations } from "./Reservations.ts"
+
+
+/** The reporting settings of a property (design §6.9). */
+interface PropertyReporting {
+  readonly reports_tra: boolean
+  readonly reports_sire: boolean
+  readonly has_tra_token: boolean
+  readonly has_sire_hotel_code: boolean
+}
+
+/**
+ * Endpoint 7 (design §6.5): the partner's own form sends every guest at once; the reservation is created with
+ * registration closed, its reports become due at once (test keys: simulated outcome), and its events —
+ * reservation.created, registration.completed, then the report events — commit with it.
+ */
+export class Registrations extends Effect.Service<Registrations>()("reservations/Registrations", {
+  dependencies: [Outbox.Default, Reservations.Default],
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const outbox = yield* Outbox
+    const reservations = yield* Reservations
+    const { findByExternalId, guestsOf, resolveProperty, amounts, views } = reservations
+    const { eventData, registrationStatus } = views
+
+    const inProgress = (externalId: string) =>
+      new CreationInProgress({
+        message: `another creation of external_id ${JSON.stringify(externalId)} is running; retry`,
+        details: { external_id: externalId }
+      })
+
+    /** An existing reservation with this external_id: link flow → 409 registration_open; else replay or conflict. */
+    const replayOrRefuse = (row: ReservationRow, fp: string) => {
+      if (row.flow === "link") {
+        return Effect.fail(
+          new RegistrationOpen({
+            message: `external_id ${
+              JSON.stringify(row.external_id)
+            } was created without guests; they register through the check-in link`,
+            details: { external_id: row.external_id, reservation_id: row.id }
+          })
+        )
+      }
+      return row.fingerprint === fp
+        ? Effect.succeed({ created: false, response: registrationStatus(row) })
+        : Effect.fail(
+          new ReservationConflict({
+            message:
+              `external_id ${JSON.stringify(row.external_id)} already exists with different data; use PATCH to change it`,
+            details: { external_id: row.external_id, reservation_id: row.id }
+          })
+        )
+    }
+
+    /** Rules on the body that need no database: sandbox_simulate, guest count, duplicates, birth dates. */
+    const validate = (key: AuthenticatedKey, body: SubmitRegistration) =>
+      Effect.gen(function*() {
+        if (key.environment === "live" && body.sandbox_simulate !== undefined) {
+          return yield* new InvalidRequest({
+            message: "invalid request: sandbox_simulate",
+            details: { fields: [{ field: "sandbox_simulate", message: "is only accepted with a test key" }] }
+          })
+        }
+        const mismatch = guestCountMismatch(body)
+        if (mismatch !== undefined) {
+          return yield* new RegistrationRejected({
+            message:
+              `guests_count is ${mismatch.guests_count} but ${mismatch.guests} guests were sent; they must be equal`,
+            details: mismatch
+          })
+        }
+        const duplicates = duplicateDocuments(body.guests)
+        if (duplicates.length > 0) {
+          const first = duplicates[0]!
+          return yield* new DuplicateDocument({
+            message: `numero_documento ${JSON.stringify(first.numero_documento)} repeats among guests ${
+              first.indexes.map((i) => `guests[${i}]`).join(", ")
+            }`,
+            details: {
+              duplicates: duplicates.map((d) => ({
+                numero_documento: d.numero_documento,
+                guests: d.indexes.map((i) => `guests[${i}]`),
+                positions: d.indexes
+              }))
+            }
+          })
+        }
+        const unborn = bornAfter(body.guests, yield* todayInBogota)
+        if (unborn.length > 0) {
+          return yield* new InvalidRequest({
+            message: `invalid request: ${unborn.map((i) => `guests[${i}].fecha_nacimiento`).join(", ")}`,
+            details: {
+              fields: unborn.map((i) => ({ field: `guests[${i}].fecha_nacimiento`, message: "must not be in the future" }))
+            }
+          })
+        }
+      })
+
+    /** Endpoint 7. 201 new; 200 for an identical repeat (same registration); a concurrent one loses at once. */
+    const submit = (key: AuthenticatedKey, body: SubmitRegistration) =>
+      Effect.gen(function*() {
+        yield* validate(key, body)
+        const fp = fingerprint(body)
+        const existing = yield* findByExternalId(key, body.external_id, false)
+        if (Option.isSome(existing)) return yield* replayOrRefuse(existing.value, fp)
+        const money = yield* amounts(body)
+
+        return yield* Effect.gen(function*() {
+          // The same non-blocking claim as endpoint 3 (one namespace of external_ids per account and environment).
+          const claim = yield* sql<{ locked: boolean }>`
+            SELECT pg_try_advisory_xact_lock(${lockKey(key.accountId, key.environment, body.external_id)}::bigint)
+              AS locked`
+          if (claim[0]?.locked !== true) return yield* inProgress(body.external_id)
+          const raced = yield* findByExternalId(key, body.external_id, false)
+          if (Option.isSome(raced)) return yield* replayOrRefuse(raced.value, fp)
+
+          const property = yield* resolveProperty(key, body)
+          const [settings] = yield* sql<PropertyReporting>`
+            SELECT reports_tra, reports_sire, tra_token IS NOT NULL AS has_tra_token,
+                   sire_hotel_code IS NOT NULL AS has_sire_hotel_code
+            FROM properties WHERE id = ${property.id}`
+          const now = DateTime.toDateUtc(yield* DateTime.now)
+          const nowIso = now.toISOString()
+
+          // Registration closes at once whatever the property requires (design §6.5): no contract step.
+          const closed: Lifecycle.LifecycleSnapshot = {
+            ...Lifecycle.newReservation({
+              guests_count: body.guests_count,
+              contract_required: false,
+              check_in: body.check_in,
+              check_out: body.check_out
+            }),
+            guests_registered: body.guests.length,
+            registration_complete: true
+          }
+          const due = Lifecycle.reportsWhenDue({
+            environment: key.environment,
+            property: settings!,
+            nationalities: body.guests.map((guest) => guest.nacionalidad),
+            check_in: body.check_in,
+            sandbox_simulate: body.sandbox_simulate
+          })
+          const { tra, sire } = storedReports(due, nowIso)
+          const snapshot = Lifecycle.withReports(closed, due)
+
+          const [row] = yield* sql<ReservationRow>`
+            INSERT INTO reservations ${
+            sql.insert({
+              account_id: key.accountId,
+              environment: key.environment,
+              property_id: property.id,
+              external_id: body.external_id,
+              flow: "registration",
+              source: body.source ?? null,
+              room_number: body.room_number ?? null,
+              check_in: body.check_in,
+              check_out: body.check_out,
+              guest_name: body.guest_name,
+              guests_count: body.guests_count,
+              expected_guests: body.expected_guests ?? null,
+              total_amount: body.total_amount === undefined ? null : String(body.total_amount),
+              currency: body.currency ?? null,
+              total_amount_cop: money.cop,
+              trm_rate: money.rate,
+              trm_date: money.date,
+              metadata: JSON.stringify(body.metadata ?? {}),
+              sandbox_simulate: body.sandbox_simulate ?? null,
+              motivo: body.motivo,
+              tipo_acomodacion: body.tipo_acomodacion,
+              reservation_status: "confirmed",
+              status: Lifecycle.deriveStatus(snapshot),
+              checkin_token: null,
+              guests_registered: body.guests.length,
+              registration_complete: true,
+              completed_at: now,
+              contract_required: false,
+              tra: JSON.stringify(tra),
+              tra_reported: snapshot.tra.reported,
+              sire: JSON.stringify(sire),
+              sire_reported: snapshot.sire.reported,
+              fingerprint: fp,
+              created_at: now,
+              updated_at: now
+            })
+          } RETURNING *`
+          yield* sql`INSERT INTO guests ${
+            sql.insert(body.guests.map((guest, position) => ({
+              reservation_id: row!.id,
+              position,
+              is_primary: position === 0,
+              tipo_documento: guest.tipo_documento,
+              numero_documento: guest.numero_documento,
+              nombre: guest.nombre,
+              apellido: guest.apellido,
+              nacionalidad: guest.nacionalidad,
+              fecha_nacimiento: guest.fecha_nacimiento ?? null,
+              pais_procedencia: guest.pais_procedencia,
+              ciudad_procedencia: guest.ciudad_procedencia,
+              pais_residencia: guest.pais_residencia,
+              ciudad_residencia: guest.ciudad_residencia,
+              email: guest.email ?? null,
+              phone: guest.phone ?? null,
+              address: guest.address ?? null,
+              // Stored, not fetched yet: the background photo fetch (design §6.5) is not built.
+              doc_photo_front_url: guest.doc_photo_front_url ?? null,
+              doc_photo_back_url: guest.doc_photo_back_url ?? null,
+              document_uploaded: false,
+              registered_at: now
+            })))
+          }`
+          yield* outbox.enqueue({
+            accountId: key.accountId,
+            environment: key.environment,
+            reservationId: row!.id,
+            types: Lifecycle.eventsBetween(null, snapshot),
+            data: eventData(row!),
+            guests: yield* guestsOf(row!)
+          })
+          return { created: true, response: registrationStatus(row!) }
+        }).pipe(sql.withTransaction)
+      }).pipe(
+        Effect.catchTag("SqlError", (error) =>
+          isUniqueViolation(error) ? Effect.fail(inProgress(body.external_id)) : Effect.die(error)),
+        Effect.withSpan("Registrations.submit")
+      )
+
+    return { submit } as const
+  })
+}) {}

@@ -1,0 +1,174 @@
+import { describe, expect, test } from "bun:test"
+import { call } from "../support/app.ts"
+import { appFixture } from "../support/fixture.ts"
+
+const f = appFixture()
+
+const create = (body: Record<string, unknown>, key = f.account.testKey) =>
+  call(f.app, "POST", "/api/partners/reservations", { key, json: body })
+const patch = (body: Record<string, unknown>, key = f.account.testKey) =>
+  call(f.app, "PATCH", "/api/partners/reservations", { key, json: body })
+const newReservation = async (overrides: Record<string, unknown> = {}) => {
+  const body = {
+    external_id: `M-${Math.random().toString(36).slice(2, 10)}`,
+    property_id: f.account.testProperties[0]!.property_id,
+    check_in: "2026-12-20",
+    check_out: "2026-12-23",
+    guest_name: "Ana Pérez",
+    guests_count: 2,
+    guest_email: "ana@example.co",
+    notes: "first floor",
+    metadata: { roomType: "DBL" },
+    ...overrides
+  }
+  const res = await create(body)
+  expect(res.status).toBe(201)
+  return res.body as { reservation_id: string; external_id: string }
+}
+const eventTypes = async (reservationId: string) =>
+  (await f.db.query<{ type: string }>("SELECT type FROM events WHERE reservation_id = $1 ORDER BY seq", [reservationId]))
+    .map((e) => e.type)
+
+/**
+ * Registers guests the way the check-in page will (issue 6 builds it): rows in `guests` and the counters.
+ * Only state the API cannot reach yet is arranged this way.
+ */
+const registerGuests = async (reservationId: string, nationalities: ReadonlyArray<string>, complete: boolean) => {
+  for (const [i, nacionalidad] of nationalities.entries()) {
+    await f.db.query(
+      `INSERT INTO guests (reservation_id, position, is_primary, tipo_documento, numero_documento, nombre, apellido,
+         nacionalidad, registered_at)
+       VALUES ($1, $2, $3, 'Pasaporte', $4, 'G', 'Uest', $5, now())`,
+      [reservationId, i, i === 0, `DOC${i}${Math.random().toString(36).slice(2, 6)}`, nacionalidad]
+    )
+  }
+  await f.db.query(
+    `UPDATE reservations SET guests_registered = $2, registration_complete = $3,
+       completed_at = CASE WHEN $3 THEN now() END WHERE id = $1`,
+    [reservationId, nationalities.length, complete]
+  )
+}
+
+/** The TRA as accepted (what the compliance engine records). */
+const markTraReported = (reservationId: string) =>
+  f.db.query(
+    `UPDATE reservations SET registration_complete = true, tra_reported = true, status = 'compliant',
+       tra = jsonb_build_object('status', 'success', 'reported_at', now(), 'sends_on', check_in::text,
+                                'mincit_code', 4242, 'simulated', true)
+     WHERE id = $1`,
+    [reservationId]
+  )
+
+describe("PATCH /api/partners/reservations (endpoint 4)", () => {
+  test("changed names what changed; dates and guest count emit reservation.updated, other fields do not", async () => {
+    const r = await newReservation()
+    const res = await patch({ external_id: r.external_id, check_out: "2026-12-24", guest_name: "Ana P.", notes: null })
+    expect(res.status).toBe(200)
+    expect(res.body.changed).toEqual(["check_out", "guest_name", "notes"])
+    expect(res.body).toMatchObject({ reservation_id: r.reservation_id, idempotent_replay: false, status: "pending_checkin" })
+    const detail = await call(f.app, "GET", `/api/partners/registrations/${r.external_id}`, { key: f.account.testKey })
+    expect(detail.body.check_out).toBe("2026-12-24")
+    const [row] = await f.db.query<{ guest_name: string; notes: string | null; guest_email: string }>(
+      "SELECT guest_name, notes, guest_email FROM reservations WHERE id = $1",
+      [r.reservation_id]
+    )
+    expect(row).toEqual({ guest_name: "Ana P.", notes: null, guest_email: "ana@example.co" })
+
+    const plainOnly = await patch({ external_id: r.external_id, metadata: { roomType: "SGL", floor: 2 } })
+    expect(plainOnly.body.changed).toEqual(["metadata"])
+    expect(plainOnly.body.metadata).toEqual({ roomType: "SGL", floor: 2 })
+    expect(await eventTypes(r.reservation_id)).toEqual(["reservation.created", "reservation.updated"])
+  })
+
+  test("sending current values changes nothing: changed [] and no event", async () => {
+    const r = await newReservation()
+    const res = await patch({ external_id: r.external_id, check_in: "2026-12-20", guests_count: 2, guest_name: "Ana Pérez" })
+    expect(res.status).toBe(200)
+    expect(res.body.changed).toEqual([])
+    expect(await eventTypes(r.reservation_id)).toEqual(["reservation.created"])
+  })
+
+  test("409 reservation_cancelled, 404 registration_not_found, 400 for dates in the wrong order", async () => {
+    const r = await newReservation()
+    await call(f.app, "POST", "/api/partners/reservations/cancel", { key: f.account.testKey, json: { external_id: r.external_id } })
+    const cancelled = await patch({ external_id: r.external_id, guest_name: "X" })
+    expect([cancelled.status, cancelled.body.code]).toEqual([409, "reservation_cancelled"])
+    const unknown = await patch({ external_id: "nope", guest_name: "X" })
+    expect([unknown.status, unknown.body.code]).toEqual([404, "registration_not_found"])
+    const other = await newReservation()
+    const backwards = await patch({ external_id: other.external_id, check_out: "2026-12-19" })
+    expect(backwards.status).toBe(400)
+    expect(backwards.body.details.fields[0].field).toBe("check_out")
+    const otherAccount = await patch({ external_id: other.external_id, guest_name: "X" }, f.account.liveKey)
+    expect(otherAccount.status).toBe(404)
+  })
+
+  test("409 guests_already_registered below the registered count", async () => {
+    const r = await newReservation({ guests_count: 3 })
+    await registerGuests(r.reservation_id, ["CO", "CO"], false)
+    const res = await patch({ external_id: r.external_id, guests_count: 1 })
+    expect([res.status, res.body.code]).toEqual([409, "guests_already_registered"])
+  })
+
+  test("lowering guests_count to the registered count completes registration; test keys get their reports at once", async () => {
+    const r = await newReservation({ guests_count: 3 })
+    await registerGuests(r.reservation_id, ["CO", "US"], false)
+    const res = await patch({ external_id: r.external_id, guests_count: 2 })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ status: "compliant", checkin_status: "completed", guests_registered: 2 })
+    expect(res.body.tra).toMatchObject({ status: "success", simulated: true, sends_on: "2026-12-20" })
+    expect(res.body.tra.mincit_code).toBeGreaterThan(0)
+    expect(res.body.sire).toMatchObject({ status: "success", foreign_guests: 1 })
+    expect(await eventTypes(r.reservation_id)).toEqual([
+      "reservation.created",
+      "reservation.updated",
+      "registration.completed",
+      "tra.reported",
+      "sire.reported"
+    ])
+    const [completed] = await f.db.query<{ body: any }>(
+      "SELECT body FROM events WHERE reservation_id = $1 AND type = 'registration.completed'",
+      [r.reservation_id]
+    )
+    expect(completed!.body.data.guests).toHaveLength(2)
+  })
+
+  test("raising guests_count after completion reopens registration while nothing was reported", async () => {
+    const r = await newReservation({ property_id: f.account.testProperties[1]!.property_id, guests_count: 1 })
+    await registerGuests(r.reservation_id, ["CO"], true)
+    const res = await patch({ external_id: r.external_id, guests_count: 2 })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ status: "pending_checkin", checkin_status: "pending", changed: ["guests_count"] })
+    expect(res.body.tra.status).toBe("not_applicable")
+    const [row] = await f.db.query<{ completed_at: Date | null }>("SELECT completed_at FROM reservations WHERE id = $1", [
+      r.reservation_id
+    ])
+    expect(row!.completed_at).toBeNull()
+  })
+
+  test("after the TRA was reported: extending check_out is simulated again; shortening or moving check_in is 409", async () => {
+    const r = await newReservation()
+    await registerGuests(r.reservation_id, ["CO", "CO"], true)
+    await markTraReported(r.reservation_id)
+    const shorten = await patch({ external_id: r.external_id, check_out: "2026-12-22" })
+    expect([shorten.status, shorten.body.code]).toEqual([409, "already_reported"])
+    const move = await patch({ external_id: r.external_id, check_in: "2026-12-21" })
+    expect([move.status, move.body.code]).toEqual([409, "already_reported"])
+    const raise = await patch({ external_id: r.external_id, guests_count: 3 })
+    expect([raise.status, raise.body.code]).toEqual([409, "already_reported"])
+
+    const extend = await patch({ external_id: r.external_id, check_out: "2026-12-26" })
+    expect(extend.status).toBe(200)
+    expect(extend.body.changed).toEqual(["check_out"])
+    expect(extend.body.tra.status).toBe("success")
+    expect(extend.body.tra.mincit_code).not.toBe(4242)
+    expect(await eventTypes(r.reservation_id)).toEqual(["reservation.created", "reservation.updated", "tra.reported"])
+  })
+
+  test("guests_count over 50 on modify is invalid_request", async () => {
+    const r = await newReservation()
+    const res = await patch({ external_id: r.external_id, guests_count: 51 })
+    expect(res.status).toBe(400)
+    expect(res.body.details.fields[0].field).toBe("guests_count")
+  })
+})
