@@ -67,6 +67,24 @@ describe("public documents", () => {
     expect(JSON.stringify(res.body).includes("HttpApiDecodeError")).toBe(false)
   })
 
+  test("/openapi.json documents every partner endpoint built so far, with its methods", async () => {
+    const res = await call(f.app, "GET", "/openapi.json")
+    const methods = Object.fromEntries(
+      Object.entries(res.body.paths as Record<string, object>).map(([path, ops]) => [path, Object.keys(ops).sort()])
+    )
+    expect(methods).toEqual({
+      "/api/partners/properties": ["get", "patch"],
+      "/api/partners/reservations": ["patch", "post"],
+      "/api/partners/reservations/cancel": ["post"],
+      "/api/partners/registrations": ["get", "post"],
+      "/api/partners/registrations/{external_id}": ["get"],
+      "/healthz": ["get"],
+      "/readyz": ["get"]
+    })
+    const create = res.body.paths["/api/partners/reservations"].post
+    expect(Object.keys(create.responses).sort()).toEqual(["200", "201", "400", "401", "403", "404", "409", "429", "500", "503"])
+  })
+
   test("/docs serves the documentation page without authentication", async () => {
     const res = await fetch(`${f.app.baseUrl}/docs`)
     expect(res.status).toBe(200)

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { call } from "../support/app.ts"
+import { Redacted } from "effect"
+import { admin, call } from "../support/app.ts"
 import { appFixture } from "../support/fixture.ts"
 
 const f = appFixture()
@@ -144,6 +145,43 @@ describe("PATCH /api/partners/reservations (endpoint 4)", () => {
       r.reservation_id
     ])
     expect(row!.completed_at).toBeNull()
+  })
+
+  test("reopening an endpoint-7 registration issues a checkin_url (it had none)", async () => {
+    // A live key: reports are pending, nothing has gone out yet, so raising guests_count reopens.
+    const property = await admin(f.app, (c) =>
+      c.CreateProperty({ account_id: f.account.accountId, name: "Live reopen", tra_token: Redacted.make("t") }))
+    const submitted = await call(f.app, "POST", "/api/partners/registrations", {
+      key: f.account.liveKey,
+      json: {
+        external_id: `R7-${Math.random().toString(36).slice(2, 8)}`,
+        property_id: property.property_id,
+        check_in: "2026-12-20",
+        check_out: "2026-12-22",
+        guest_name: "Ana Pérez",
+        guests_count: 1,
+        motivo: "Trabajo",
+        tipo_acomodacion: "Habitación",
+        guests: [{
+          tipo_documento: "C.C",
+          numero_documento: "1020304050",
+          nombre: "Ana",
+          apellido: "Pérez",
+          nacionalidad: "CO",
+          pais_procedencia: "CO",
+          ciudad_procedencia: "Bogotá",
+          pais_residencia: "CO",
+          ciudad_residencia: "Bogotá"
+        }]
+      }
+    })
+    expect(submitted.status).toBe(201)
+    expect(submitted.body).toMatchObject({ status: "pending_compliance", checkin_token: null })
+    const res = await patch({ external_id: submitted.body.external_id, guests_count: 2 }, f.account.liveKey)
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ status: "pending_checkin", checkin_status: "pending", guests_registered: 1 })
+    expect(res.body.checkin_url).toMatch(/\/checkin\/[A-Za-z0-9_-]{32}$/)
+    expect(res.body.tra.status).toBe("not_applicable")
   })
 
   test("after the TRA was reported: extending check_out is simulated again; shortening or moving check_in is 409", async () => {
