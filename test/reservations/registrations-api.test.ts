@@ -351,6 +351,22 @@ describe("POST /api/partners/registrations (endpoint 7), test key", () => {
     }
   })
 
+  test("document_uploaded is null for every guest once check_out is more than 30 days past (photos deleted)", async () => {
+    const day = (offset: number) => {
+      const date = new Date(`${bogotaToday()}T00:00:00Z`)
+      date.setUTCDate(date.getUTCDate() + offset)
+      return date.toISOString().slice(0, 10)
+    }
+    const recent = body({ check_in: day(-32), check_out: day(-30) })
+    const old = body({ check_in: day(-33), check_out: day(-31) })
+    expect((await submit(a.testKey, recent)).status).toBe(201)
+    expect((await submit(a.testKey, old)).status).toBe(201)
+    const recentGuests = (await detail(a.testKey, recent.external_id)).body.guests
+    const oldGuests = (await detail(a.testKey, old.external_id)).body.guests
+    expect(recentGuests.map((g: { document_uploaded: unknown }) => g.document_uploaded)).toEqual([false, false])
+    expect(oldGuests.map((g: { document_uploaded: unknown }) => g.document_uploaded)).toEqual([null, null])
+  })
+
   test("an identical repeat is 200 with the same registration; a different body is 409 reservation_conflict", async () => {
     const sent = body({ total_amount: 100.25, currency: "USD" })
     const first = await submit(a.testKey, sent)
