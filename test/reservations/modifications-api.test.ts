@@ -81,6 +81,26 @@ describe("PATCH /api/partners/reservations (endpoint 4)", () => {
     expect(await eventTypes(r.reservation_id)).toEqual(["reservation.created", "reservation.updated"])
   })
 
+  test("a retry of the original creation still replays after a PATCH, answering the current state", async () => {
+    const original = {
+      external_id: `M-${Math.random().toString(36).slice(2, 10)}`,
+      property_id: f.account.testProperties[0]!.property_id,
+      check_in: "2026-12-20",
+      check_out: "2026-12-23",
+      guest_name: "Ana Pérez",
+      guests_count: 2
+    }
+    expect((await create(original)).status).toBe(201)
+    await patch({ external_id: original.external_id, check_out: "2026-12-25" })
+    const retry = await create(original)
+    expect(retry.status).toBe(200)
+    expect(retry.body.idempotent_replay).toBe(true)
+    const detail = await call(f.app, "GET", `/api/partners/registrations/${original.external_id}`, { key: f.account.testKey })
+    expect(detail.body.check_out).toBe("2026-12-25")
+    const changed = await create({ ...original, check_out: "2026-12-25" })
+    expect([changed.status, changed.body.code]).toEqual([409, "reservation_conflict"])
+  })
+
   test("sending current values changes nothing: changed [] and no event", async () => {
     const r = await newReservation()
     const res = await patch({ external_id: r.external_id, check_in: "2026-12-20", guests_count: 2, guest_name: "Ana Pérez" })
