@@ -1,4 +1,4 @@
-import { FetchHttpClient, HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
+import { FetchHttpClient, HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
 import { Effect, Layer } from "effect"
 import { Accounts } from "./accounts/Accounts.ts"
@@ -50,6 +50,12 @@ const nonApiRoutes = [
   { method: "POST", path: "/rpc/admin" }
 ]
 
+/**
+ * The router drops path parameters longer than 100 characters by default; an `external_id` in endpoint 8's
+ * path may have 120 characters (240 UTF-16 units after decoding).
+ */
+const LongPathParams = HttpRouter.setRouterConfig({ maxParamLength: 256 })
+
 /** Partner API, OpenAPI, docs, health and the admin RPC: what ROLE=api|all serves. */
 const PartnerHttp = HttpApiBuilder.serve().pipe(
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
@@ -62,6 +68,7 @@ const PartnerHttp = HttpApiBuilder.serve().pipe(
   )),
   Layer.provide(RateLimits.layer),
   Layer.provide(AdminToken.layer),
+  Layer.provide(LongPathParams),
   // Per-request tracing spans cost ~30 % of throughput (stack-notes §6); spans inside services stay.
   HttpMiddleware.withTracerDisabledWhen(() => true)
 )

@@ -38,6 +38,15 @@ export const fieldPath = (path: ReadonlyArray<PropertyKey>) =>
     ""
   )
 
+const isDecodable = (path: string) => {
+  try {
+    decodeURIComponent(path)
+    return true
+  } catch {
+    return false
+  }
+}
+
 const json = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
 
 const tooLarge = json(
@@ -70,6 +79,14 @@ export const layer = (routes: ReadonlyArray<Route>) => {
 
   const routeNotFound = (request: HttpServerRequest.HttpServerRequest) => {
     const path = request.url.split("?", 1)[0]!
+    if (!isDecodable(path)) {
+      return json(
+        400,
+        toBody("invalid_request", "the path has malformed percent-encoding", {
+          fields: [{ field: "path", message: "has malformed percent-encoding" }]
+        })
+      )
+    }
     const allowed = [...new Set(compiled.filter((route) => route.regex.test(path)).map((route) => route.method))]
     return allowed.length > 0
       ? HttpServerResponse.setHeader(

@@ -7,6 +7,7 @@ import {
   SandboxPropertyRequired
 } from "../shared/errors.ts"
 import type { Environment } from "../shared/Environment.ts"
+import { StoredString } from "../shared/StoredString.ts"
 
 /** The spec's Property (item of `properties` in endpoint 1). */
 export const Property = Schema.Struct({
@@ -22,7 +23,7 @@ export const Property = Schema.Struct({
 }).annotations({ identifier: "Property" })
 export type Property = typeof Property.Type
 
-export const ExternalId = Schema.String.pipe(
+export const ExternalId = StoredString.pipe(
   Schema.minLength(1, { message: () => "must not be empty" }),
   Schema.maxLength(120, { message: () => "must be at most 120 characters" })
 )

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { StoredString } from "../shared/StoredString.ts"
 import { isCountryCode } from "./countries.ts"
 
 /**
@@ -55,10 +56,10 @@ const notBlank = (self: Schema.Schema<string>) =>
 
 /** A required text: at least one non-space character; optionally at most `max` characters. */
 const Text = (max?: number): Schema.Schema<string> =>
-  max === undefined ? Schema.String.pipe(notBlank) : Schema.String.pipe(notBlank, maxChars(max))
+  max === undefined ? StoredString.pipe(notBlank) : StoredString.pipe(notBlank, maxChars(max))
 
 /** An optional free text: may be empty, at most `max` characters. */
-const BoundedText = (max: number): Schema.Schema<string> => Schema.String.pipe(maxChars(max))
+const BoundedText = (max: number): Schema.Schema<string> => StoredString.pipe(maxChars(max))
 
 /** The partner's reservation id (spec: max 120). */
 export const ExternalId = Text(Limits.externalId)
@@ -113,7 +114,7 @@ export const Email = Schema.String.pipe(
 const URI_SHAPE = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/
 
 /** An absolute URI (a scheme, no spaces, parseable by WHATWG URL). Where it may point is checked on fetch. */
-export const Uri = Schema.String.pipe(
+export const Uri = StoredString.pipe(
   Schema.filter((value: string) => URI_SHAPE.test(value) && URL.canParse(value), {
     message: () => "must be an absolute URI",
     jsonSchema: { format: "uri" }
@@ -391,8 +392,8 @@ export const GuestInput = withRules(
     pais_residencia: CountryCode,
     ciudad_residencia: Text(),
     email: optional(Email),
-    phone: optional(Schema.String),
-    address: optional(Schema.String),
+    phone: optional(StoredString),
+    address: optional(StoredString),
     doc_photo_front_url: optional(Uri),
     doc_photo_back_url: optional(Uri)
   }),
