@@ -1,25 +1,42 @@
 /**
- * Baseline for `npm run bench` (docs/performance.md): the least a server can do to answer
- * `GET /api/partners/properties` the way the service does. A plain `Bun.serve` and a `pg` Pool of the same
- * size as the service's (DB_POOL_SIZE, default 10) run exactly the statements of the service, with the same
- * text and parameters: the key lookup of `ApiKeys.verify`, then the listing of `Properties.list`.
- * The body and status are the service's; the service's x-request-id and x-ratelimit-* headers are not sent
- * (no rate limiting here). Not part of the service: no Effect, no validation beyond what the service does.
+ * Baseline for `npm run bench` (docs/performance.md): the least a server can do to answer the benchmarked
+ * partner requests the way the service does. A plain `Bun.serve` and a `pg` Pool of the same size as the
+ * service's (DB_POOL_SIZE, default 10) run exactly the statements of the service, with the same text and
+ * parameters, in the same transaction shape:
+ * - `GET /api/partners/properties`: the key lookup of `ApiKeys.verify`, then the listing of `Properties.list`.
+ * - `GET /api/partners/registrations/:external_id`: the key lookup, then the reservation by external_id
+ *   (`Reservations.get`, without include=guests).
+ * - `POST /api/partners/reservations`: the key lookup and the pre-check outside the transaction, then on one
+ *   connection BEGIN, the advisory lock, the check again, the property, the reservation INSERT … RETURNING *,
+ *   the reservation.created event, COMMIT (`Reservations.create`, only its path for a new reservation on a
+ *   usable property in COP or without amount: what bench/create.lua sends).
+ * The bodies and statuses are the service's; the service's x-request-id and x-ratelimit-* headers are not sent
+ * (no rate limiting here). Not part of the service: no Effect, no validation beyond the few checks the bench
+ * body needs (anything else answers 400 or 500 here, and bench/run.sh stops on a wrong status).
  *
- * Usage: DATABASE_URL=postgres://… PORT=… bun bench/baseline.ts
+ * Usage: DATABASE_URL=postgres://… PORT=… PUBLIC_BASE_URL=… bun bench/baseline.ts
  */
-import { createHash } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import Pg from "pg"
 
 const databaseUrl = process.env.DATABASE_URL
 if (!databaseUrl) throw new Error("DATABASE_URL is required")
 const port = Number(process.env.PORT ?? 3001)
+const publicBaseUrl = (process.env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, "")
+
+// As the service's pool (src/db/Database.ts): `date` columns stay "YYYY-MM-DD" strings.
+const DATE_OID = 1082
+const types: Pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === DATE_OID ? (value: string) => value : Pg.types.getTypeParser(oid, format)) as never
+}
 
 const pool = new Pg.Pool({
   connectionString: databaseUrl,
   max: Number(process.env.DB_POOL_SIZE ?? 10),
   connectionTimeoutMillis: 10_000,
-  application_name: "bench-baseline"
+  application_name: "bench-baseline",
+  types
 })
 pool.on("error", () => {})
 await pool.query("SELECT 1")
@@ -100,19 +117,339 @@ const listProperties = async (request: Request): Promise<Response> => {
   return new Response(JSON.stringify({ properties }), { status: 200, headers: JSON_HEADERS })
 }
 
+
+// ------------------------------------------------------------------------------------------------ reservations
+// Reservations.findByExternalId (without FOR UPDATE: the service splices in an empty fragment, hence the
+// trailing blank line), for the pre-check of a creation, the check again under the lock, and the get.
+const FIND_SQL = `
+        SELECT * FROM reservations
+        WHERE account_id = $1 AND environment = $2 AND external_id = $3
+        `
+
+// Reservations.claim: the non-blocking creation claim (design §6.7).
+const LOCK_SQL = `
+          SELECT pg_try_advisory_xact_lock($1::bigint) AS locked`
+
+// Reservations.resolveProperty, by property_external_id (what bench/create.lua sends), with the contract setting.
+const PROPERTY_BY_EXTERNAL_ID_SQL = `
+              SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
+              WHERE account_id = $1 AND environment = $2
+                AND external_id = $3`
+
+// `sql.insert` of the reservation (columns in the service's order), then RETURNING *.
+const INSERT_RESERVATION_SQL = `
+            INSERT INTO reservations ("account_id","environment","property_id","external_id","flow","source","room_number","check_in","check_out","guest_name","guests_count","expected_guests","total_amount","currency","total_amount_cop","trm_rate","trm_date","guest_email","guest_phone","notes","metadata","sandbox_simulate","reservation_status","status","checkin_token","contract_required","tra","sire","fingerprint","created_at","updated_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31) RETURNING *`
+
+// Outbox.enqueue of one event.
+const INSERT_EVENT_SQL =
+  `INSERT INTO events ("id","account_id","environment","reservation_id","type","created_at","body") VALUES ($1,$2,$3,$4,$5,$6,$7)`
+
+const API_VERSION = "2026-10-01"
+
+interface Verified {
+  readonly accountId: string
+  readonly environment: "test" | "live"
+}
+
+const verify = async (request: Request): Promise<Verified | undefined> => {
+  const key = (request.headers.get("authorization") ?? "").slice(7)
+  if (!KEY_PATTERN.test(key)) return undefined
+  const hash = createHash("sha256").update(key).digest("hex")
+  const row = (await pool.query<VerifiedRow>(VERIFY_SQL, [hash])).rows[0]
+  return row === undefined ? undefined : { accountId: row.account_id, environment: row.environment }
+}
+
+interface Report {
+  readonly status: string
+  readonly reported_at: string | null
+  readonly warning?: string
+  readonly simulated?: boolean
+  readonly sends_on?: string | null
+  readonly mincit_code?: number | null
+  readonly foreign_guests?: number
+}
+
+interface ReservationRow {
+  readonly id: string
+  readonly environment: string
+  readonly property_id: string
+  readonly external_id: string
+  readonly source: string | null
+  readonly check_in: string
+  readonly check_out: string
+  readonly guests_count: number
+  readonly metadata: Record<string, unknown>
+  readonly reservation_status: string
+  readonly status: string
+  readonly checkin_token: string | null
+  readonly guests_registered: number
+  readonly registration_complete: boolean
+  readonly completed_at: Date | null
+  readonly contract_signed_at: Date | null
+  readonly tra: Report
+  readonly sire: Report
+  readonly fingerprint: string
+  readonly created_at: Date
+}
+
+const checkinUrl = (row: ReservationRow) =>
+  row.checkin_token === null ? null : `${publicBaseUrl}/checkin/${row.checkin_token}`
+
+// Views.reservationResponse (the service sends it with HttpServerResponse.unsafeJson: this key order).
+const reservationResponse = (row: ReservationRow, replay: boolean) => ({
+  ok: true,
+  reservation_id: row.id,
+  external_id: row.external_id,
+  status: row.status,
+  reservation_status: row.reservation_status,
+  sandbox: row.environment === "test",
+  checkin_token: row.checkin_token,
+  checkin_status: row.registration_complete ? "completed" : "pending",
+  guests_registered: row.guests_registered,
+  tra: row.tra,
+  sire: row.sire,
+  source: row.source,
+  metadata: row.metadata,
+  checkin_url: checkinUrl(row),
+  created_at: row.created_at.toISOString(),
+  idempotent_replay: replay
+})
+
+// Views.eventData: the webhook `data` of reservation.created.
+const eventData = (row: ReservationRow) => ({
+  reservation_id: row.id,
+  external_id: row.external_id,
+  source: row.source,
+  property_id: row.property_id,
+  reservation_status: row.reservation_status,
+  status: row.status,
+  check_in: row.check_in,
+  check_out: row.check_out,
+  guests_count: row.guests_count,
+  checkin_url: checkinUrl(row),
+  checkin_status: row.registration_complete ? "completed" : "pending",
+  guests_registered: row.guests_registered,
+  contract_signed: row.contract_signed_at !== null,
+  tra: row.tra,
+  sire: row.sire,
+  metadata: row.metadata
+})
+
+// RegistrationDetail as HttpApi encodes it: schema key order, optional report fields only when present.
+const encodeReport = (report: Report, tail: "tra" | "sire") => ({
+  status: report.status,
+  reported_at: report.reported_at,
+  ...(report.warning === undefined ? {} : { warning: report.warning }),
+  ...(report.simulated === undefined ? {} : { simulated: report.simulated }),
+  ...(tail === "tra"
+    ? { sends_on: report.sends_on, mincit_code: report.mincit_code }
+    : { foreign_guests: report.foreign_guests })
+})
+const registrationDetail = (row: ReservationRow) => {
+  const response = reservationResponse(row, false)
+  return {
+    ...response,
+    tra: encodeReport(row.tra, "tra"),
+    sire: encodeReport(row.sire, "sire"),
+    property_id: row.property_id,
+    check_in: row.check_in,
+    check_out: row.check_out,
+    guests_count: row.guests_count,
+    completed_at: row.completed_at?.toISOString() ?? null
+  }
+}
+
+// Reservations.fingerprint and Reservations.lockKey.
+const fingerprint = (body: unknown): string => {
+  const canonical = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(canonical)
+      : value !== null && typeof value === "object"
+      ? Object.fromEntries(
+        Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])])
+      )
+      : value
+  return createHash("sha256").update(JSON.stringify(canonical(body))).digest("hex")
+}
+const lockKey = (accountId: string, environment: string, externalId: string) =>
+  createHash("sha256").update(`${accountId}\u0000${environment}\u0000${externalId}`).digest().readBigInt64BE(0)
+    .toString()
+
+const json = (body: unknown, status: number) =>
+  new Response(JSON.stringify(body), { status, headers: JSON_HEADERS })
+const failure = (status: number, code: string, error: string, details: Record<string, unknown> = {}) =>
+  json({ error, code, details }, status)
+
+const getRegistration = async (request: Request, externalId: string): Promise<Response> => {
+  const key = await verify(request)
+  if (key === undefined) return unauthorized()
+  const row = (await pool.query<ReservationRow>(FIND_SQL, [key.accountId, key.environment, externalId])).rows[0]
+  if (row === undefined) {
+    return failure(404, "registration_not_found", `no reservation with external_id ${JSON.stringify(externalId)}`, {
+      external_id: externalId
+    })
+  }
+  return json(registrationDetail(row), 200)
+}
+
+interface CreateBody {
+  readonly external_id: string
+  readonly source?: string
+  readonly property_external_id?: string
+  readonly room_number?: string
+  readonly check_in: string
+  readonly check_out: string
+  readonly guest_name: string
+  readonly guests_count: number
+  readonly expected_guests?: number
+  readonly total_amount?: number
+  readonly currency?: string
+  readonly guest_email?: string
+  readonly guest_phone?: string
+  readonly notes?: string
+  readonly metadata?: Record<string, unknown>
+  readonly sandbox_simulate?: string
+}
+
+const replayOrConflict = (row: ReservationRow, fp: string) =>
+  row.fingerprint === fp
+    ? json(reservationResponse(row, true), 200)
+    : failure(409, "reservation_conflict", "external_id already exists with different data; use PATCH to change it", {
+      external_id: row.external_id,
+      reservation_id: row.id
+    })
+const inProgress = (externalId: string) =>
+  failure(409, "creation_in_progress", `another creation of external_id ${JSON.stringify(externalId)} is running; retry`, {
+    external_id: externalId
+  })
+
+const createReservation = async (request: Request): Promise<Response> => {
+  const key = await verify(request)
+  if (key === undefined) return unauthorized()
+  const body = (await request.json()) as CreateBody
+  if (typeof body?.external_id !== "string" || body.property_external_id === undefined || body.currency === "USD") {
+    return failure(400, "invalid_request", "the baseline only takes bench/create-body.json's shape")
+  }
+  const fp = fingerprint(body)
+  const existing = (await pool.query<ReservationRow>(FIND_SQL, [key.accountId, key.environment, body.external_id]))
+    .rows[0]
+  if (existing !== undefined) return replayOrConflict(existing, fp)
+  const cop = body.total_amount === undefined ? null : String(body.total_amount)
+
+  const client = await pool.connect()
+  try {
+    await client.query("BEGIN")
+    const claim = await client.query<{ locked: boolean }>(LOCK_SQL, [
+      lockKey(key.accountId, key.environment, body.external_id)
+    ])
+    if (claim.rows[0]?.locked !== true) {
+      await client.query("ROLLBACK")
+      return inProgress(body.external_id)
+    }
+    const raced = (await client.query<ReservationRow>(FIND_SQL, [key.accountId, key.environment, body.external_id]))
+      .rows[0]
+    if (raced !== undefined) {
+      await client.query("ROLLBACK")
+      return replayOrConflict(raced, fp)
+    }
+    const property = (await client.query<{ id: string; checkin_enabled: boolean; requires_contract_signature: boolean }>(
+      PROPERTY_BY_EXTERNAL_ID_SQL,
+      [
+      key.accountId,
+      key.environment,
+        body.property_external_id
+      ]
+    )).rows[0]
+    if (property === undefined || !property.checkin_enabled) {
+      await client.query("ROLLBACK")
+      return failure(404, "property_not_found", `property ${body.property_external_id} not found`, {
+        property: body.property_external_id
+      })
+    }
+    const contract = property.requires_contract_signature
+    const simulated = key.environment === "test" ? { simulated: true } : {}
+    const now = new Date()
+    const row = (await client.query<ReservationRow>(INSERT_RESERVATION_SQL, [
+      key.accountId,
+      key.environment,
+      property.id,
+      body.external_id,
+      "link",
+      body.source ?? null,
+      body.room_number ?? null,
+      body.check_in,
+      body.check_out,
+      body.guest_name,
+      body.guests_count,
+      body.expected_guests ?? null,
+      body.total_amount === undefined ? null : String(body.total_amount),
+      body.currency ?? null,
+      cop,
+      null,
+      null,
+      body.guest_email ?? null,
+      body.guest_phone ?? null,
+      body.notes ?? null,
+      JSON.stringify(body.metadata ?? {}),
+      body.sandbox_simulate ?? null,
+      "confirmed",
+      "pending_checkin",
+      randomBytes(24).toString("base64url"),
+      contract,
+      JSON.stringify({ status: "not_applicable", sends_on: null, ...simulated, reported_at: null, mincit_code: null }),
+      JSON.stringify({ status: "not_applicable", foreign_guests: 0, ...simulated, reported_at: null }),
+      fp,
+      now,
+      now
+    ])).rows[0]!
+    const eventId = `evt_${randomBytes(16).toString("hex")}`
+    const createdAt = new Date()
+    await client.query(INSERT_EVENT_SQL, [
+      eventId,
+      key.accountId,
+      key.environment,
+      row.id,
+      "reservation.created",
+      createdAt,
+      JSON.stringify({
+        id: eventId,
+        type: "reservation.created",
+        created_at: createdAt.toISOString(),
+        api_version: API_VERSION,
+        sandbox: key.environment === "test",
+        data: eventData(row)
+      })
+    ])
+    await client.query("COMMIT")
+    return json(reservationResponse(row, false), 201)
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {})
+    if ((error as { code?: string }).code === "23505") return inProgress(body.external_id)
+    throw error
+  } finally {
+    client.release()
+  }
+}
+
+const internalError = () =>
+  new Response(JSON.stringify({ error: "internal server error; retry", code: "internal_error", details: {} }), {
+    status: 500,
+    headers: JSON_HEADERS
+  })
+
 const server = Bun.serve({
   hostname: "127.0.0.1",
   port,
   routes: {
     "/readyz": () => Response.json({ status: "ready" }),
     "/api/partners/properties": {
-      GET: (request) =>
-        listProperties(request).catch(() =>
-          new Response(JSON.stringify({ error: "internal server error; retry", code: "internal_error", details: {} }), {
-            status: 500,
-            headers: JSON_HEADERS
-          })
-        )
+      GET: (request) => listProperties(request).catch(internalError)
+    },
+    "/api/partners/registrations/:external_id": {
+      GET: (request) => getRegistration(request, request.params.external_id).catch(internalError)
+    },
+    "/api/partners/reservations": {
+      POST: (request) => createReservation(request).catch(internalError)
     }
   },
   fetch: () => new Response(JSON.stringify({ error: "not found", code: "not_found", details: {} }), { status: 404 })

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Benchmark of GET /api/partners/properties: the service against a minimal Bun.serve + pg baseline
-# (bench/baseline.ts) running the same SQL. Invoked by `npm run bench`; see docs/performance.md.
+# Benchmark of the service against a minimal Bun.serve + pg baseline (bench/baseline.ts) running the same SQL, for
+# three cases: `properties` (GET /api/partners/properties), `get` (GET /api/partners/registrations/{external_id})
+# and `create` (POST /api/partners/reservations, a fresh external_id per request via bench/create.lua).
+# Invoked by `npm run bench`; see docs/performance.md.
 #
 # Everything stays on this machine: PostgreSQL on 127.0.0.1, every server bound to 127.0.0.1, wrk against
 # 127.0.0.1 only. Bounded: ROUNDS × servers × (quiet wait ≤ BENCH_QUIET_WAIT + WARMUP + DURATION) plus ~20 s
@@ -8,6 +10,8 @@
 # failure; every server started here is stopped on exit.
 #
 # Knobs (environment):
+#   BENCH_CASES (properties,get,create: any of them, comma-separated; they always run in that order, because
+#   every `create` run empties the reservation tables),
 #   BENCH_ROUNDS (3), BENCH_DURATION (10s), BENCH_WARMUP (3s), BENCH_CONNECTIONS (50), BENCH_THREADS (2),
 #   BENCH_POOL (10), BENCH_DB (bench_partner), BENCH_PGHOST / BENCH_PGPORT / BENCH_PGUSER (127.0.0.1 / 5432 /
 #   postgres), BENCH_QUIET_WAIT (15: seconds to wait, per run, for other processes to leave the CPUs),
@@ -33,13 +37,22 @@ PGPORT_=${BENCH_PGPORT:-5432}
 PGUSER_=${BENCH_PGUSER:-postgres}
 QUIET_WAIT=${BENCH_QUIET_WAIT:-15}
 COMPARE_REF=${BENCH_COMPARE_REF:-}
+CASES_SEL=${BENCH_CASES:-properties,get,create}
 TARGET_RATIO=0.5
-TARGET_RSS_MB=300
+TARGET_RSS_MB=300   # properties (foundation benchmark)
+TARGET_P99_MS=50    # get and create (issue 3)
 
 [[ "$DB" =~ ^[a-z_][a-z0-9_]*$ ]] || { echo "BENCH_DB must be a plain lower-case identifier" >&2; exit 2; }
 case "$PGHOST_" in 127.0.0.1|localhost|::1) ;; *) echo "BENCH_PGHOST must be local" >&2; exit 2 ;; esac
+CASES=()
+for c in properties get create; do [[ ",$CASES_SEL," == *",$c,"* ]] && CASES+=("$c"); done
+for c in ${CASES_SEL//,/ }; do
+  [[ " ${CASES[*]} " == *" $c "* ]] || { echo "BENCH_CASES: unknown case $c (properties, get, create)" >&2; exit 2; }
+done
+(( ${#CASES[@]} > 0 )) || { echo "BENCH_CASES selects no case" >&2; exit 2; }
 [[ "$DURATION" =~ ^[0-9]+s$ && "$WARMUP" =~ ^[0-9]+s$ ]] || { echo "durations are whole seconds, e.g. 10s" >&2; exit 2; }
 
+PUBLIC_BASE_URL=https://checkin.bench.invalid  # both servers build checkin_url from it
 DATABASE_URL="postgres://${PGUSER_}@${PGHOST_}:${PGPORT_}/${DB}"
 export PGOPTIONS="-c client_min_messages=warning"
 PSQL=(psql -X -q -v ON_ERROR_STOP=1 -h "$PGHOST_" -p "$PGPORT_" -U "$PGUSER_")
@@ -128,11 +141,11 @@ start_server() { # name
   local name=$1
   [[ -n "${PORT[$name]:-}" ]] || PORT[$name]=$(free_port)
   if [[ $name == baseline ]]; then
-    env DATABASE_URL="$DATABASE_URL" DB_POOL_SIZE="$POOL" PORT="${PORT[$name]}" \
+    env DATABASE_URL="$DATABASE_URL" DB_POOL_SIZE="$POOL" PORT="${PORT[$name]}" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" \
       "$BUN" bench/baseline.ts >>"$WORK/$name.log" 2>&1 &
   else
     mkdir -p "$WORK/$name.data"
-    (cd "${DIR[$name]}" && exec env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL=Warning ADMIN_TOKEN="$ADMIN_TOKEN" \
+    (cd "${DIR[$name]}" && exec env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL=Warning ADMIN_TOKEN="$ADMIN_TOKEN" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" \
       DB_POOL_SIZE="$POOL" PORT="${PORT[$name]}" HOST=127.0.0.1 DATA_DIR="$WORK/$name.data" REDIS_URL= \
       "$BUN" src/main.ts) >>"$WORK/$name.log" 2>&1 &
   fi
@@ -214,16 +227,50 @@ log "data: $COUNTS"
 
 for name in "${SERVERS[@]}"; do [[ -n "${PID[$name]:-}" ]] || start_server "$name"; done
 
-URL_PATH=/api/partners/properties
 AUTH="Authorization: Bearer ${API_KEY}"
+GET_EXTERNAL_ID=BENCH-GET-1        # the reservation the `get` case reads (created below through the service)
+CHECK_EXTERNAL_ID=BENCH-SQL-CHECK  # the reservation each server creates in the same-SQL check of `create`
+# bench/create-body.json, with its placeholder replaced (curl); wrk's bench/create.lua does the same per request.
+create_body() { sed "s/__EXTERNAL_ID__/$1/" "$ROOT/bench/create-body.json"; }
+
+declare -A CASE_METHOD=([properties]=GET [get]=GET [create]=POST)
+declare -A CASE_PATH=([properties]=/api/partners/properties [get]="/api/partners/registrations/${GET_EXTERNAL_ID}"
+  [create]=/api/partners/reservations)
+declare -A CASE_STATUS=([properties]=200 [get]=200 [create]=201)
+
+if [[ " ${CASES[*]} " == *" get "* ]]; then
+  create_body "$GET_EXTERNAL_ID" >"$WORK/get-setup.json"
+  status=$(curl -sS --max-time 5 -o "$WORK/get-setup.out" -w '%{http_code}' -H "$AUTH" -H 'Content-Type: application/json' \
+    --data-binary "@$WORK/get-setup.json" "http://127.0.0.1:${PORT[service]}/api/partners/reservations")
+  [[ $status == 201 ]] || { cat "$WORK/get-setup.out" >&2; die "creating the reservation of the get case answered $status"; }
+  log "created reservation ${GET_EXTERNAL_ID} through the service for the get case"
+fi
 
 # ---------------------------------------------------------------------------------------------- same answer, same SQL
-fetch_once() { # name → $WORK/name.{status,headers,body}
-  local name=$1
-  curl -sS --max-time 5 -D "$WORK/$name.rawheaders" -o "$WORK/$name.body" -w '%{http_code}' \
-    -H "$AUTH" "http://127.0.0.1:${PORT[$name]}${URL_PATH}" >"$WORK/$name.status"
-  tr -d '\r' <"$WORK/$name.rawheaders" | sed 1d | awk -F': ' 'NF >= 2 {print tolower($1) ": " $2}' |
-    grep -Ev '^(date|x-request-id|x-ratelimit-[a-z]+): ' | sort >"$WORK/$name.headers"
+fetch_once() { # case name → $WORK/case.name.{status,headers,body}
+  local case=$1 name=$2 f="$WORK/$1.$2" args=()
+  if [[ $case == create ]]; then
+    create_body "$CHECK_EXTERNAL_ID" >"$WORK/check-body.json"
+    args=(-X POST -H 'Content-Type: application/json' --data-binary "@$WORK/check-body.json")
+  fi
+  curl -sS --max-time 5 -D "$f.rawheaders" -o "$f.body" -w '%{http_code}' -H "$AUTH" "${args[@]}" \
+    "http://127.0.0.1:${PORT[$name]}${CASE_PATH[$case]}" >"$f.status"
+  tr -d '\r' <"$f.rawheaders" | sed 1d | awk -F': ' 'NF >= 2 {print tolower($1) ": " $2}' |
+    grep -Ev '^(date|x-request-id|x-ratelimit-[a-z]+): ' | sort >"$f.headers"
+}
+# Each server creates the same reservation in the check of `create`: the previous one's is deleted first.
+forget_check_reservation() {
+  "${PSQL[@]}" -d "$DB" -v id="$CHECK_EXTERNAL_ID" >/dev/null <<'SQL'
+DELETE FROM events WHERE reservation_id IN (SELECT id FROM reservations WHERE external_id = :'id');
+DELETE FROM reservations WHERE external_id = :'id';
+SQL
+}
+# What differs between two creations of the same reservation: ids, timestamps, the check-in token, event ids.
+# Masked in the SQL log of `create` (statement texts and every other parameter must still match).
+mask_volatile() {
+  sed -E -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/<uuid>/g' \
+    -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}(:[0-9]{2})?)?/<timestamp>/g' \
+    -e 's/evt_[0-9a-f]{32}/evt_<id>/g' -e "s#(/checkin/|')[A-Za-z0-9_-]{32}('|\")#\\1<token>\\2#g"
 }
 
 pg_log_size() { stat -c %s "$PG_LOG"; }
@@ -236,43 +283,81 @@ pg_log_since() {
 
 if [[ "$PG_LOG" != none ]]; then
   log "checking that every server sends the same SQL (log_statement=all, $PG_LOG)"
-  for name in "${SERVERS[@]}"; do
-    offset=$(pg_log_size)
-    fetch_once "$name"
-    sleep 0.5
-    pg_log_since "$offset" >"$WORK/$name.sql"
+  for case in "${CASES[@]}"; do
+    for name in "${SERVERS[@]}"; do
+      [[ $case == create ]] && forget_check_reservation
+      offset=$(pg_log_size)
+      fetch_once "$case" "$name"
+      sleep 0.5
+      if [[ $case == create ]]; then
+        pg_log_since "$offset" | mask_volatile >"$WORK/$case.$name.sql"
+      else
+        pg_log_since "$offset" >"$WORK/$case.$name.sql"
+      fi
+    done
+    grep -q 'key_hash = \$1' "$WORK/$case.service.sql" ||
+      { cat "$WORK/$case.service.sql" >&2; die "$case: no key lookup in the service's SQL log"; }
+    for name in "${SERVERS[@]}"; do
+      [[ $name == service ]] && continue
+      if ! diff -u "$WORK/$case.service.sql" "$WORK/$case.$name.sql" >"$WORK/$case.$name.sql.diff"; then
+        cat "$WORK/$case.$name.sql.diff" >&2
+        die "$case: $name does not send the service's SQL (bench/baseline.ts must copy it exactly)"
+      fi
+    done
+    masked=""; [[ $case == create ]] && masked=" (ids, timestamps, token and event ids masked)"
+    log "$case: same SQL, $(grep -c '^\(execute\|statement\)' "$WORK/$case.service.sql") statements per request," \
+      "texts and parameters identical$masked"
   done
+  [[ " ${CASES[*]} " == *" create "* ]] && forget_check_reservation
   "${PSQL[@]}" -d postgres -c "ALTER DATABASE ${DB} RESET log_statement" >/dev/null
-  grep -q 'key_hash = \$1' "$WORK/service.sql" || { cat "$WORK/service.sql" >&2; die "no key lookup in the service's SQL log"; }
-  for name in "${SERVERS[@]}"; do
-    [[ $name == service ]] && continue
-    if ! diff -u "$WORK/service.sql" "$WORK/$name.sql" >"$WORK/$name.sql.diff"; then
-      cat "$WORK/$name.sql.diff" >&2
-      die "$name does not send the service's SQL (bench/baseline.ts must copy it exactly)"
-    fi
-  done
-  log "same SQL: $(grep -c '^execute' "$WORK/service.sql") statements per request, texts and parameters identical"
   # Restart every server so that no connection keeps log_statement=all.
   for name in "${SERVERS[@]}"; do stop_pid "${PID[$name]}"; unset "PID[$name]"; done
   for name in "${SERVERS[@]}"; do start_server "$name"; done
 else
   log "WARNING: PostgreSQL log not readable; same-SQL check skipped (set BENCH_PG_LOG)"
-  for name in "${SERVERS[@]}"; do fetch_once "$name"; done
+  for case in "${CASES[@]}"; do
+    for name in "${SERVERS[@]}"; do
+      [[ $case == create ]] && forget_check_reservation
+      fetch_once "$case" "$name"
+    done
+  done
+  [[ " ${CASES[*]} " == *" create "* ]] && forget_check_reservation
 fi
 
-for name in "${SERVERS[@]}"; do
-  [[ $(cat "$WORK/$name.status") == 200 ]] || { cat "$WORK/$name.body" >&2; die "$name answered $(cat "$WORK/$name.status")"; }
-  [[ $name == service ]] && continue
-  cmp -s "$WORK/service.body" "$WORK/$name.body" || {
-    diff <(tr ',' '\n' <"$WORK/service.body") <(tr ',' '\n' <"$WORK/$name.body") >&2 || true
-    die "response bodies of service and $name differ"
-  }
-  diff -u "$WORK/service.headers" "$WORK/$name.headers" >&2 ||
-    die "response headers of service and $name differ (beyond date, request id, rate limit)"
+# Bodies: byte for byte, except in `create`, where the values that differ between two creations (reservation id,
+# check-in token and URL, created_at) are masked first; key order still has to match.
+same_body() { # file file [masked keys]
+  MASK="${3:-}" "$BUN" -e '
+    const mask = (process.env.MASK ?? "").split(",").filter(Boolean)
+    const read = async (f) => { const v = JSON.parse(await Bun.file(f).text()); for (const k of mask) if (k in v) v[k] = "*"; return JSON.stringify(v) }
+    process.exit((await read(process.argv[1])) === (await read(process.argv[2])) ? 0 : 1)' "$1" "$2"
+}
+declare -A ANSWER=()
+for case in "${CASES[@]}"; do
+  for name in "${SERVERS[@]}"; do
+    f="$WORK/$case.$name"
+    [[ $(cat "$f.status") == "${CASE_STATUS[$case]}" ]] ||
+      { cat "$f.body" >&2; die "$case: $name answered $(cat "$f.status"), expected ${CASE_STATUS[$case]}"; }
+    [[ $name == service ]] && continue
+    if [[ $case == create ]]; then
+      same_body "$WORK/$case.service.body" "$f.body" reservation_id,checkin_token,checkin_url,created_at
+    else
+      cmp -s "$WORK/$case.service.body" "$f.body"
+    fi || {
+      diff <(tr ',' '\n' <"$WORK/$case.service.body") <(tr ',' '\n' <"$f.body") >&2 || true
+      die "$case: response bodies of service and $name differ"
+    }
+    diff -u "$WORK/$case.service.headers" "$f.headers" >&2 ||
+      die "$case: response headers of service and $name differ (beyond date, request id, rate limit)"
+  done
+  ANSWER[$case]="${CASE_STATUS[$case]}, $(wc -c <"$WORK/$case.service.body") bytes"
+  log "$case: same answer from every server: ${ANSWER[$case]}, same headers apart from date/request id/rate limit"
 done
-PROPS=$(json_get properties.length <"$WORK/service.body")
-log "same answer: 200, $(wc -c <"$WORK/service.body") bytes, $PROPS properties, same headers apart from date/request id/rate limit"
-[[ "$PROPS" == 5 ]] || die "expected 5 properties for the bench key, got $PROPS"
+if [[ " ${CASES[*]} " == *" properties "* ]]; then
+  PROPS=$(json_get properties.length <"$WORK/properties.service.body")
+  [[ "$PROPS" == 5 ]] || die "expected 5 properties for the bench key, got $PROPS"
+  ANSWER[properties]+=", $PROPS properties"
+fi
 
 # ---------------------------------------------------------------------------------------------- rounds
 # CPU ticks (user + system, all threads) of the given pids.
@@ -318,22 +403,28 @@ wait_quiet() {
   done
 }
 
-RESULTS="$WORK/results.tsv"
-: >"$RESULTS"
 
-measure() { # round name
-  local round=$1 name=$2
-  local pid=${PID[$name]} url="http://127.0.0.1:${PORT[$name]}${URL_PATH}"
+measure() { # case round name
+  local case=$1 round=$2 name=$3
+  local pid=${PID[$name]} url="http://127.0.0.1:${PORT[$name]}${CASE_PATH[$case]}" script=() args=()
+  if [[ $case == create ]]; then
+    # Every create run starts from empty reservation and event tables, after a checkpoint.
+    "${PSQL[@]}" -d "$DB" -c "TRUNCATE reservations CASCADE" -c "CHECKPOINT" >/dev/null
+    script=(-s "$ROOT/bench/create.lua")
+  fi
   wait_quiet
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -H "$AUTH" "$url" >"$WORK/r${round}-${name}-warmup.txt" 2>&1
+  [[ $case == create ]] && args=(-- "${name}-r${round}-warmup" "$ROOT/bench/create-body.json")
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -H "$AUTH" "${script[@]}" "$url" "${args[@]}" \
+    >"$WORK/${case}-r${round}-${name}-warmup.txt" 2>&1
+  [[ $case == create ]] && args=(-- "${name}-r${round}" "$ROOT/bench/create-body.json")
   local backends backend; mapfile -t backends < <(pg_backends "$pid")
   local -A pg_start=()
   for backend in "${backends[@]}"; do pg_start[$backend]=$(cpu_ticks "$backend"); done
-  local cpu0 m0 cpu1 m1 pg=0 wrk_s out="$WORK/r${round}-${name}.txt"
+  local cpu0 m0 cpu1 m1 pg=0 wrk_s out="$WORK/${case}-r${round}-${name}.txt"
   cpu0=$(cpu_ticks "$pid"); m0=$(machine_ticks)
   # bash's `time` keyword gives wrk's own CPU (user + system seconds).
-  wrk_s=$( { TIMEFORMAT='%U %S'; time wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -H "$AUTH" "$url" >"$out" 2>&1; } 2>&1 |
-    awk '{print $1 + $2}')
+  wrk_s=$( { TIMEFORMAT='%U %S'; time wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -H "$AUTH" \
+    "${script[@]}" "$url" "${args[@]}" >"$out" 2>&1; } 2>&1 | awk '{print $1 + $2}')
   cpu1=$(cpu_ticks "$pid"); m1=$(machine_ticks)
   # Backends of the pool at the end too: a connection opened during the run counts from zero.
   mapfile -t backends < <( { printf '%s\n' "${!pg_start[@]}"; pg_backends "$pid"; } | sort -u | grep . )
@@ -341,7 +432,7 @@ measure() { # round name
     [[ -r /proc/$backend/stat ]] || continue
     pg=$((pg + $(cpu_ticks "$backend") - ${pg_start[$backend]:-0}))
   done
-  kill -0 "$pid" 2>/dev/null || die "$name died during round $round"
+  kill -0 "$pid" 2>/dev/null || die "$name died during round $round of $case"
   local rps requests seconds p50 p99 non2xx sockerr
   rps=$(awk '/^Requests\/sec:/ {print $2}' "$out")
   requests=$(awk '/ requests in / {print $1}' "$out")
@@ -360,28 +451,40 @@ measure() { # round name
   machine=$(awk -v d=$((m1 - m0)) -v s="$seconds" -v hz="$CLK_TCK" 'BEGIN {printf "%.2f", d / hz / s}')
   other=$(awk -v m=$((m1 - m0)) -v c=$((cpu1 - cpu0)) -v p="$pg" -v w="$wrk_s" -v s="$seconds" -v hz="$CLK_TCK" \
     'BEGIN {o = ((m - c - p) / hz - w) / s; printf "%.2f", (o < 0 ? 0 : o)}')
+  local rows=""
+  if [[ $case == create ]]; then
+    # The outbox commits with the change: as many reservation.created events as reservations, every run.
+    rows=$("${PSQL[@]}" -d "$DB" -Atc "SELECT (SELECT count(*) FROM reservations) || ' ' || (SELECT count(*) FROM events)")
+    [[ ${rows% *} == "${rows#* }" ]] || die "$case round $round $name: reservations and events differ: $rows"
+    rows="; ${rows% *} reservations, as many events"
+  fi
   printf '%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$name" "$rps" "$p50" "$p99" "$non2xx" \
     "$sockerr" "$us_req" "$cores" "$pg_us_req" "$machine" "$other" "$wrk_s" "${#backends[@]}" >>"$RESULTS"
-  log "round $round $name: $(printf '%.0f' "$rps") req/s, p50 ${p50} ms, p99 ${p99} ms, non-2xx $non2xx;" \
-    "${us_req} µs CPU/req (${cores} cores), PG ${pg_us_req} µs/req; machine ${machine} cores busy, ${other} by others"
+  log "$case round $round $name: $(printf '%.0f' "$rps") req/s, p50 ${p50} ms, p99 ${p99} ms, non-2xx $non2xx;" \
+    "${us_req} µs CPU/req (${cores} cores), PG ${pg_us_req} µs/req; machine ${machine} cores busy, ${other} by others$rows"
 }
 
 LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 log "load average before the rounds: $LOAD"
-log "$ROUNDS rounds over ${SERVERS[*]}, order reversed every other round; each run: ${WARMUP} warm-up," \
-  "then wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency"
-for round in $(seq 1 "$ROUNDS"); do
-  order=("${SERVERS[@]}")
-  if (( round % 2 == 0 )); then
-    order=(); for ((i = ${#SERVERS[@]} - 1; i >= 0; i--)); do order+=("${SERVERS[$i]}"); done
-  fi
-  for name in "${order[@]}"; do measure "$round" "$name"; done
-done
-
+log "cases ${CASES[*]}; per case $ROUNDS rounds over ${SERVERS[*]}, order reversed every other round; each run:" \
+  "${WARMUP} warm-up, then wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency"
 declare -A HWM=() RSS=()
-for name in "${SERVERS[@]}"; do
-  HWM[$name]=$(awk '/^VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/${PID[$name]}/status")
-  RSS[$name]=$(awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/${PID[$name]}/status")
+for case in "${CASES[@]}"; do
+  RESULTS="$WORK/results-$case.tsv"
+  : >"$RESULTS"
+  # Peak RSS per case: VmHWM is reset (clear_refs 5) before the case's first run, read after its last.
+  for name in "${SERVERS[@]}"; do echo 5 >"/proc/${PID[$name]}/clear_refs" 2>/dev/null || true; done
+  for round in $(seq 1 "$ROUNDS"); do
+    order=("${SERVERS[@]}")
+    if (( round % 2 == 0 )); then
+      order=(); for ((i = ${#SERVERS[@]} - 1; i >= 0; i--)); do order+=("${SERVERS[$i]}"); done
+    fi
+    for name in "${order[@]}"; do measure "$case" "$round" "$name"; done
+  done
+  for name in "${SERVERS[@]}"; do
+    HWM[$case.$name]=$(awk '/^VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/${PID[$name]}/status")
+    RSS[$case.$name]=$(awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/${PID[$name]}/status")
+  done
 done
 
 # ---------------------------------------------------------------------------------------------- report
@@ -391,54 +494,79 @@ ratios() { # name → "round ratio" lines, name/baseline req/s per round
   awk -F'\t' -v n="$1" '$2 == n {s[$1] = $3} $2 == "baseline" {b[$1] = $3}
     END {for (r in s) if (b[r] > 0) printf "%s %.3f\n", r, s[r] / b[r]}' "$RESULTS" | sort -n
 }
+verdict() { [[ $1 == 1 ]] && echo met || echo MISSED; }
 
 echo
-echo "GET ${URL_PATH}: service (working tree ${GIT_REV}${GIT_DIRTY}) vs baseline (Bun.serve + pg, same SQL)"
+echo "service (working tree ${GIT_REV}${GIT_DIRTY}) vs baseline (Bun.serve + pg, same SQL)"
 echo "machine: $(nproc) CPU ($CPU_MODEL), ${MEM_GB} GB; bun $BUN_VERSION; PostgreSQL $PG_VERSION; load average before: $LOAD"
 echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency after a ${WARMUP} warm-up; pg pool $POOL each; $ROUNDS rounds, order reversed every other round"
-echo "data: $COUNTS; response: 200, $(wc -c <"$WORK/service.body") bytes, $PROPS properties"
+echo "data: $COUNTS"
+ALL_OK=1
+SUMMARY=()
+for case in "${CASES[@]}"; do
+  RESULTS="$WORK/results-$case.tsv"
+  echo
+  echo "== ${case}: ${CASE_METHOD[$case]} ${CASE_PATH[$case]}; answer ${ANSWER[$case]}"
+  [[ $case == create ]] && echo "   (a fresh external_id per request: wrk -s bench/create.lua; tables emptied and CHECKPOINT before each run)"
+  ROW='| %-6s | %-12s | %6s | %6s | %6s | %7s | %8s | %10s | %9s | %9s | %7s | %6s |\n'
+  printf "$ROW" round server 'req/s' 'p50 ms' 'p99 ms' non-2xx 'sock err' 'CPU µs/req' 'srv cores' 'PG µs/req' machine others
+  printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------- -------------- -------- -------- -------- --------- ---------- ------------ ----------- ----------- --------- --------
+  while IFS=$'\t' read -r round name rps p50 p99 non2xx sockerr us cores pgus machine other _; do
+    printf "$ROW" "$round" "$name" "$rps" "$p50" "$p99" "$non2xx" "$sockerr" "$us" "$cores" "$pgus" "$machine" "$other"
+  done <"$RESULTS"
+  for name in "${SERVERS[@]}"; do
+    printf "$ROW" median "$name" \
+      "$(col "$name" 3 | median)" "$(col "$name" 4 | median)" "$(col "$name" 5 | median)" \
+      "$(col "$name" 6 | awk '{s += $1} END {print s}')" "$(col "$name" 7 | awk '{s += $1} END {print s}')" \
+      "$(col "$name" 8 | median)" "$(col "$name" 9 | median)" "$(col "$name" 10 | median)" \
+      "$(col "$name" 11 | median)" "$(col "$name" 12 | median)"
+  done
+  echo "CPU µs/req and srv cores: the server process, all its threads. PG µs/req: the PostgreSQL backends of its pool."
+  echo "machine: cores busy during the run (of $(nproc)); others: machine minus server, its backends and wrk (disturbance)."
+  for name in "${SERVERS[@]}"; do
+    [[ $name == baseline ]] && continue
+    r=$(ratios "$name")
+    m=$(awk '{print $2}' <<<"$r" | median)
+    printf '%-12s / baseline req/s: %s-> median %.3f (ratio of the medians %.3f)\n' "$name" \
+      "$(awk '{printf "r%s %.2f, ", $1, $2}' <<<"$r")" "$m" \
+      "$(awk -v s="$(col "$name" 3 | median)" -v b="$(col baseline 3 | median)" 'BEGIN {print s / b}')"
+  done
+  for name in "${SERVERS[@]}"; do
+    printf '%-12s peak RSS (VmHWM) during %s %4s MB, RSS at its end %4s MB\n' "$name" "$case" "${HWM[$case.$name]}" "${RSS[$case.$name]}"
+  done
+  RATIO=$(ratios service | awk '{print $2}' | median)
+  RATIO=$(awk -v r="$RATIO" 'BEGIN {printf "%.3f", r}')
+  P99=$(col service 5 | median)
+  ERRORS=$(awk -F'\t' '$2 == "service" {s += $6 + $7} END {print s + 0}' "$RESULTS")
+  DISTURBED=$(awk -F'\t' '$12 > 0.25 {printf "r%s %s (%s cores), ", $1, $2, $12}' "$RESULTS")
+  [[ -z "$DISTURBED" ]] ||
+    echo "WARNING: other processes used the CPUs during ${DISTURBED%, }: those runs read low; re-run on a quiet machine"
+  ratio_ok=$(awk -v r="$RATIO" -v t="$TARGET_RATIO" 'BEGIN {print (r >= t) ? 1 : 0}')
+  errors_ok=$(( ERRORS == 0 ? 1 : 0 ))
+  if [[ $case == properties ]]; then
+    # The foundation benchmark's targets: ratio and peak RSS.
+    second_ok=$(( HWM[$case.service] <= TARGET_RSS_MB ? 1 : 0 ))
+    echo "targets ($case): req/s ratio >= ${TARGET_RATIO}: ${RATIO} $(verdict "$ratio_ok");" \
+      "service peak RSS <= ${TARGET_RSS_MB} MB: ${HWM[$case.service]} MB $(verdict "$second_ok")"
+    detail="ratio ${RATIO}, peak RSS ${HWM[$case.service]} MB"
+  else
+    # Issue 3's targets: ratio and the service's p99 (median of the rounds) at $CONNECTIONS connections.
+    second_ok=$(awk -v p="$P99" -v t="$TARGET_P99_MS" 'BEGIN {print (p <= t) ? 1 : 0}')
+    echo "targets ($case): req/s ratio >= ${TARGET_RATIO}: ${RATIO} $(verdict "$ratio_ok");" \
+      "service p99 <= ${TARGET_P99_MS} ms: ${P99} ms $(verdict "$second_ok")"
+    detail="ratio ${RATIO}, p99 ${P99} ms"
+  fi
+  if [[ $ratio_ok == 1 && $second_ok == 1 && $errors_ok == 1 ]]; then
+    SUMMARY+=("$case PASS ($detail)")
+  else
+    ALL_OK=0
+    SUMMARY+=("$case FAIL ($detail, non-2xx/socket errors ${ERRORS})")
+  fi
+done
 echo
-ROW='| %-6s | %-12s | %6s | %6s | %6s | %7s | %8s | %10s | %9s | %9s | %7s | %6s |\n'
-printf "$ROW" round server 'req/s' 'p50 ms' 'p99 ms' non-2xx 'sock err' 'CPU µs/req' 'srv cores' 'PG µs/req' machine others
-printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------- -------------- -------- -------- -------- --------- ---------- ------------ ----------- ----------- --------- --------
-while IFS=$'\t' read -r round name rps p50 p99 non2xx sockerr us cores pgus machine other _; do
-  printf "$ROW" "$round" "$name" "$rps" "$p50" "$p99" "$non2xx" "$sockerr" "$us" "$cores" "$pgus" "$machine" "$other"
-done <"$RESULTS"
-for name in "${SERVERS[@]}"; do
-  printf "$ROW" median "$name" \
-    "$(col "$name" 3 | median)" "$(col "$name" 4 | median)" "$(col "$name" 5 | median)" \
-    "$(col "$name" 6 | awk '{s += $1} END {print s}')" "$(col "$name" 7 | awk '{s += $1} END {print s}')" \
-    "$(col "$name" 8 | median)" "$(col "$name" 9 | median)" "$(col "$name" 10 | median)" \
-    "$(col "$name" 11 | median)" "$(col "$name" 12 | median)"
-done
-echo "CPU µs/req and srv cores: the server process, all its threads. PG µs/req: the PostgreSQL backends of its pool."
-echo "machine: cores busy during the run (of $(nproc)); others: machine minus server, its backends and wrk (disturbance)."
-echo
-
-for name in "${SERVERS[@]}"; do
-  [[ $name == baseline ]] && continue
-  r=$(ratios "$name")
-  m=$(awk '{print $2}' <<<"$r" | median)
-  printf '%-12s / baseline req/s: %s-> median %.3f (ratio of the medians %.3f)\n' "$name" \
-    "$(awk '{printf "r%s %.2f, ", $1, $2}' <<<"$r")" "$m" \
-    "$(awk -v s="$(col "$name" 3 | median)" -v b="$(col baseline 3 | median)" 'BEGIN {print s / b}')"
-done
-for name in "${SERVERS[@]}"; do
-  printf '%-12s peak RSS (VmHWM) %4s MB, RSS at the end %4s MB\n' "$name" "${HWM[$name]}" "${RSS[$name]}"
-done
-RATIO=$(ratios service | awk '{print $2}' | median)
-RATIO=$(awk -v r="$RATIO" 'BEGIN {printf "%.3f", r}')
-ERRORS=$(awk -F'\t' '$2 == "service" {s += $6 + $7} END {print s + 0}' "$RESULTS")
-DISTURBED=$(awk -F'\t' '$12 > 0.25 {printf "r%s %s (%s cores), ", $1, $2, $12}' "$RESULTS")
-[[ -z "$DISTURBED" ]] ||
-  echo "WARNING: other processes used the CPUs during ${DISTURBED%, }: those runs read low; re-run on a quiet machine"
-
-ratio_ok=$(awk -v r="$RATIO" -v t="$TARGET_RATIO" 'BEGIN {print (r >= t) ? 1 : 0}')
-rss_ok=$(( HWM[service] <= TARGET_RSS_MB ? 1 : 0 ))
-verdict() { [[ $1 == 1 ]] && echo met || echo MISSED; }
-echo "targets: req/s ratio >= ${TARGET_RATIO}: ${RATIO} $(verdict "$ratio_ok"); service peak RSS <= ${TARGET_RSS_MB} MB: ${HWM[service]} MB $(verdict "$rss_ok")"
-if [[ $ratio_ok == 1 && $rss_ok == 1 && $ERRORS == 0 ]]; then
+printf '%s\n' "${SUMMARY[@]}"
+if [[ $ALL_OK == 1 ]]; then
   echo "VERDICT: PASS"
 else
-  echo "VERDICT: FAIL (ratio ${RATIO}, peak RSS ${HWM[service]} MB, non-2xx/socket errors ${ERRORS})"
+  echo "VERDICT: FAIL"
 fi

@@ -69,15 +69,12 @@ export class Modifications extends Effect.Service<Modifications>()("reservations
         if (tra.sends_on !== null) tra = { ...tra, sends_on: next.check_in }
 
         if (plan.reports_become_due) {
-          const [settings] = yield* sql<{ reports_tra: boolean; reports_sire: boolean; has_tra_token: boolean; has_sire_hotel_code: boolean }>`
-            SELECT reports_tra, reports_sire, tra_token IS NOT NULL AS has_tra_token,
-                   sire_hotel_code IS NOT NULL AS has_sire_hotel_code
-            FROM properties WHERE id = ${row.property_id}`
+          const settings = yield* reservations.reportingSettings(row.property_id)
           const nationalities = yield* sql<{ nacionalidad: string | null }>`
             SELECT nacionalidad FROM guests WHERE reservation_id = ${row.id} ORDER BY position`
           const due = Lifecycle.reportsWhenDue({
             environment: key.environment,
-            property: settings!,
+            property: settings,
             nationalities: nationalities.map((g) => g.nacionalidad ?? "CO"),
             check_in: next.check_in,
             sandbox_simulate: row.sandbox_simulate

@@ -2,7 +2,6 @@ import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Option } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import {
-  CreationInProgress,
   DuplicateDocument,
   InvalidRequest,
   RegistrationOpen,
@@ -15,16 +14,7 @@ import { storedReports } from "./DueReports.ts"
 import * as Lifecycle from "./Lifecycle.ts"
 import { bornAfter, duplicateDocuments, guestCountMismatch, type SubmitRegistration } from "./Reservation.ts"
 import type { ReservationRow } from "./ReservationRow.ts"
-import { fingerprint, isUniqueViolation, lockKey, Reservations } from "./Reservations.ts"
-
-
-/** The reporting settings of a property (design §6.9). */
-interface PropertyReporting {
-  readonly reports_tra: boolean
-  readonly reports_sire: boolean
-  readonly has_tra_token: boolean
-  readonly has_sire_hotel_code: boolean
-}
+import { creationInProgress, fingerprint, isUniqueViolation, Reservations } from "./Reservations.ts"
 
 /**
  * Endpoint 7 (design §6.5): the partner's own form sends every guest at once; the reservation is created with
@@ -40,11 +30,6 @@ export class Registrations extends Effect.Service<Registrations>()("reservations
     const { findByExternalId, guestsOf, resolveProperty, amounts, views } = reservations
     const { eventData, registrationStatus } = views
 
-    const inProgress = (externalId: string) =>
-      new CreationInProgress({
-        message: `another creation of external_id ${JSON.stringify(externalId)} is running; retry`,
-        details: { external_id: externalId }
-      })
 
     /** An existing reservation with this external_id: link flow → 409 registration_open; else replay or conflict. */
     const replayOrRefuse = (row: ReservationRow, fp: string) => {
@@ -123,19 +108,13 @@ export class Registrations extends Effect.Service<Registrations>()("reservations
         const money = yield* amounts(body)
 
         return yield* Effect.gen(function*() {
-          // The same non-blocking claim as endpoint 3 (one namespace of external_ids per account and environment).
-          const claim = yield* sql<{ locked: boolean }>`
-            SELECT pg_try_advisory_xact_lock(${lockKey(key.accountId, key.environment, body.external_id)}::bigint)
-              AS locked`
-          if (claim[0]?.locked !== true) return yield* inProgress(body.external_id)
+          // The same claim as endpoint 3 (one namespace of external_ids per account and environment).
+          yield* reservations.claim(key, body.external_id)
           const raced = yield* findByExternalId(key, body.external_id, false)
           if (Option.isSome(raced)) return yield* replayOrRefuse(raced.value, fp)
 
           const property = yield* resolveProperty(key, body)
-          const [settings] = yield* sql<PropertyReporting>`
-            SELECT reports_tra, reports_sire, tra_token IS NOT NULL AS has_tra_token,
-                   sire_hotel_code IS NOT NULL AS has_sire_hotel_code
-            FROM properties WHERE id = ${property.id}`
+          const settings = yield* reservations.reportingSettings(property.id)
           const now = DateTime.toDateUtc(yield* DateTime.now)
           const nowIso = now.toISOString()
 
@@ -152,7 +131,7 @@ export class Registrations extends Effect.Service<Registrations>()("reservations
           }
           const due = Lifecycle.reportsWhenDue({
             environment: key.environment,
-            property: settings!,
+            property: settings,
             nationalities: body.guests.map((guest) => guest.nacionalidad),
             check_in: body.check_in,
             sandbox_simulate: body.sandbox_simulate
@@ -237,7 +216,7 @@ export class Registrations extends Effect.Service<Registrations>()("reservations
         }).pipe(sql.withTransaction)
       }).pipe(
         Effect.catchTag("SqlError", (error) =>
-          isUniqueViolation(error) ? Effect.fail(inProgress(body.external_id)) : Effect.die(error)),
+          isUniqueViolation(error) ? Effect.fail(creationInProgress(body.external_id)) : Effect.die(error)),
         Effect.withSpan("Registrations.submit")
       )
 

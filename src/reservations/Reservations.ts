@@ -4,6 +4,7 @@ import { DateTime, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { AppConfig } from "../config/AppConfig.ts"
+import { PgPool, rawQuery } from "../db/Database.ts"
 import { checkUsable, type PropertyScope } from "../properties/Property.ts"
 import {
   CreationInProgress,
@@ -41,11 +42,24 @@ export const fingerprint = (body: unknown): string => {
   return createHash("sha256").update(JSON.stringify(canonical(body))).digest("hex")
 }
 
-
 /** Both halves of a 64-bit advisory-lock key for one (account, environment, external_id). */
 export const lockKey = (accountId: string, environment: Environment, externalId: string) =>
   createHash("sha256").update(`${accountId}\u0000${environment}\u0000${externalId}`).digest().readBigInt64BE(0)
     .toString()
+
+// The reservation by external_id, on the raw pool (`rawQuery`, docs/performance.md): the pre-check of a creation
+// and the read of endpoints 6 and 8, never inside a transaction. The text is the one `findByExternalId` sends
+// (whitespace included, with the empty FOR UPDATE fragment), so bench/run.sh's same-SQL check covers both.
+const FIND_SQL = `
+        SELECT * FROM reservations
+        WHERE account_id = $1 AND environment = $2 AND external_id = $3
+        `
+
+export const creationInProgress = (externalId: string) =>
+  new CreationInProgress({
+    message: `another creation of external_id ${JSON.stringify(externalId)} is running; retry`,
+    details: { external_id: externalId }
+  })
 
 const UNIQUE_VIOLATION = "23505"
 export const isUniqueViolation = (error: SqlError.SqlError) =>
@@ -56,6 +70,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
   dependencies: [Outbox.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const pool = yield* PgPool
     const outbox = yield* Outbox
     const trm = yield* TrmProvider
     const { publicBaseUrl } = yield* AppConfig
@@ -68,6 +83,13 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         SELECT * FROM reservations
         WHERE account_id = ${key.accountId} AND environment = ${key.environment} AND external_id = ${externalId}
         ${forUpdate ? sql`FOR UPDATE` : sql``}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+
+    /** `findByExternalId(key, externalId, false)` outside any transaction, on the raw pool. */
+    const findCommitted = (key: AuthenticatedKey, externalId: string) =>
+      Effect.map(
+        rawQuery<ReservationRow>(pool, FIND_SQL, [key.accountId, key.environment, externalId]),
+        (rows) => Option.fromNullable(rows[0])
+      )
 
     const guestsOf = (row: ReservationRow) =>
       Effect.gen(function*() {
@@ -83,27 +105,51 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         }))
       })
 
-    /** design §6.1: property_id, else property_external_id in the key's (account, environment), else rnt_id. */
+    /**
+     * design §6.1: property_id, else property_external_id in the key's (account, environment), else rnt_id.
+     * One statement also reads the contract setting.
+     */
     const resolveProperty = (key: AuthenticatedKey, body: CreateReservation) =>
       Effect.gen(function*() {
+        type Found = PropertyScope & { id: string; requires_contract_signature: boolean }
         const [reference, rows] = body.property_id !== undefined
-          ? [body.property_id, yield* sql<PropertyScope & { id: string }>`
-              SELECT id, account_id, environment, checkin_enabled FROM properties WHERE id = ${body.property_id}`]
+          ? [body.property_id, yield* sql<Found>`
+              SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
+              WHERE id = ${body.property_id}`]
           : body.property_external_id !== undefined
-          ? [body.property_external_id, yield* sql<PropertyScope & { id: string }>`
-              SELECT id, account_id, environment, checkin_enabled FROM properties
+          ? [body.property_external_id, yield* sql<Found>`
+              SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
               WHERE account_id = ${key.accountId} AND environment = ${key.environment}
                 AND external_id = ${body.property_external_id}`]
-          : [body.rnt_id!, yield* sql<PropertyScope & { id: string }>`
-              SELECT id, account_id, environment, checkin_enabled FROM properties
+          : [body.rnt_id!, yield* sql<Found>`
+              SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
               WHERE account_id = ${key.accountId} AND rnt_id = ${body.rnt_id!}
               ORDER BY (environment = ${key.environment}) DESC, created_at LIMIT 1`]
         const property = rows[0]
         yield* checkUsable(property, key, reference)
-        const settings = yield* sql<{ requires_contract_signature: boolean }>`
-          SELECT requires_contract_signature FROM properties WHERE id = ${property!.id}`
-        return { id: property!.id, contractRequired: settings[0]!.requires_contract_signature }
+        return { id: property!.id, contractRequired: property!.requires_contract_signature }
       })
+
+    /**
+     * The creation claim of endpoints 3 and 7, inside their transaction: non-blocking, so the loser of two
+     * concurrent creations answers at once instead of waiting on the winner (design §6.7).
+     */
+    const claim = (key: AuthenticatedKey, externalId: string) =>
+      Effect.flatMap(
+        sql<{ locked: boolean }>`
+          SELECT pg_try_advisory_xact_lock(${lockKey(key.accountId, key.environment, externalId)}::bigint) AS locked`,
+        (rows) => rows[0]?.locked === true ? Effect.void : Effect.fail(creationInProgress(externalId))
+      )
+
+    /** What a property's settings say about reporting (design §6.9). */
+    const reportingSettings = (propertyId: string) =>
+      Effect.map(
+        sql<Lifecycle.ReportingSettings>`
+          SELECT reports_tra, reports_sire, tra_token IS NOT NULL AS has_tra_token,
+                 sire_hotel_code IS NOT NULL AS has_sire_hotel_code
+          FROM properties WHERE id = ${propertyId}`,
+        (rows) => rows[0]!
+      )
 
     /** USD is converted at creation with the TRM of the request's Bogotá date (design §6.11). */
     const amounts = (body: CreateReservation) =>
@@ -136,21 +182,12 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
           })
         }
         const fp = fingerprint(body)
-        const existing = yield* findByExternalId(key, body.external_id, false)
+        const existing = yield* findCommitted(key, body.external_id)
         if (Option.isSome(existing)) return yield* replayOrConflict(existing.value, fp)
         const money = yield* amounts(body)
 
         return yield* Effect.gen(function*() {
-          // A non-blocking claim: the loser answers at once instead of waiting on the winner (design §6.7).
-          const claim = yield* sql<{ locked: boolean }>`
-            SELECT pg_try_advisory_xact_lock(${lockKey(key.accountId, key.environment, body.external_id)}::bigint)
-              AS locked`
-          if (claim[0]?.locked !== true) {
-            return yield* new CreationInProgress({
-              message: `another creation of external_id ${JSON.stringify(body.external_id)} is running; retry`,
-              details: { external_id: body.external_id }
-            })
-          }
+          yield* claim(key, body.external_id)
           const raced = yield* findByExternalId(key, body.external_id, false)
           if (Option.isSome(raced)) return yield* replayOrConflict(raced.value, fp)
 
@@ -212,12 +249,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
       }).pipe(
         Effect.catchTag("SqlError", (error) =>
           isUniqueViolation(error)
-            ? Effect.fail(
-              new CreationInProgress({
-                message: `another creation of external_id ${JSON.stringify(body.external_id)} is running; retry`,
-                details: { external_id: body.external_id }
-              })
-            )
+            ? Effect.fail(creationInProgress(body.external_id))
             : Effect.die(error)),
         Effect.withSpan("Reservations.create")
       )
@@ -230,9 +262,8 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
 
     /** Endpoints 6 and 8. Without include=guests the answer carries no personal data. */
     const get = (key: AuthenticatedKey, externalId: string, includeGuests: boolean) =>
-      Effect.gen(function*() {
-        const found = yield* findByExternalId(key, externalId, false)
-        if (Option.isNone(found)) return yield* notFound(externalId)
+      Effect.flatMap(findCommitted(key, externalId), (found) => {
+        if (Option.isNone(found)) return Effect.fail(notFound(externalId))
         const row = found.value
         const detail: RegistrationDetail = {
           ...reservationResponse(row, false),
@@ -242,8 +273,10 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
           guests_count: row.guests_count,
           completed_at: row.completed_at?.toISOString() ?? null
         }
-        return includeGuests ? { ...detail, guests: yield* guestsOf(row) } : detail
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.get"))
+        return includeGuests
+          ? Effect.map(Effect.orDie(guestsOf(row)), (guests): RegistrationDetail => ({ ...detail, guests }))
+          : Effect.succeed(detail)
+      })
 
     /** Endpoint 5: idempotent; reports already out are not undone (spec rule 7). */
     const cancel = (key: AuthenticatedKey, externalId: string, reason: string | undefined) =>
@@ -292,7 +325,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         return response
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.cancel"))
 
-    return { create, get, cancel, findByExternalId, guestsOf, resolveProperty, amounts, views } as const
+    return { create, get, cancel, findByExternalId, guestsOf, resolveProperty, amounts, views, claim, reportingSettings } as const
   })
 }) {}
 
