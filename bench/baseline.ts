@@ -138,7 +138,7 @@ const PROPERTY_BY_EXTERNAL_ID_SQL = `
 
 // `sql.insert` of the reservation (columns in the service's order), then RETURNING *.
 const INSERT_RESERVATION_SQL = `
-            INSERT INTO reservations ("account_id","environment","property_id","external_id","flow","source","room_number","check_in","check_out","guest_name","guests_count","expected_guests","total_amount","currency","total_amount_cop","trm_rate","trm_date","guest_email","guest_phone","notes","metadata","sandbox_simulate","reservation_status","status","checkin_token","contract_required","tra","sire","fingerprint","created_at","updated_at") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31) RETURNING *`
+            INSERT INTO reservations ("account_id","environment","property_id","external_id","source","room_number","check_in","check_out","guest_name","guests_count","expected_guests","total_amount","currency","total_amount_cop","trm_rate","trm_date","metadata","sandbox_simulate","reservation_status","fingerprint","created_at","updated_at","flow","guest_email","guest_phone","notes","status","checkin_token","contract_required","tra","sire") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31) RETURNING *`
 
 // Outbox.enqueue of one event.
 const INSERT_EVENT_SQL =
@@ -374,7 +374,6 @@ const createReservation = async (request: Request): Promise<Response> => {
       key.environment,
       property.id,
       body.external_id,
-      "link",
       body.source ?? null,
       body.room_number ?? null,
       body.check_in,
@@ -387,20 +386,21 @@ const createReservation = async (request: Request): Promise<Response> => {
       cop,
       null,
       null,
-      body.guest_email ?? null,
-      body.guest_phone ?? null,
-      body.notes ?? null,
       JSON.stringify(body.metadata ?? {}),
       body.sandbox_simulate ?? null,
       "confirmed",
+      fp,
+      now,
+      now,
+      "link",
+      body.guest_email ?? null,
+      body.guest_phone ?? null,
+      body.notes ?? null,
       "pending_checkin",
       randomBytes(24).toString("base64url"),
       contract,
       JSON.stringify({ status: "not_applicable", sends_on: null, ...simulated, reported_at: null, mincit_code: null }),
-      JSON.stringify({ status: "not_applicable", foreign_guests: 0, ...simulated, reported_at: null }),
-      fp,
-      now,
-      now
+      JSON.stringify({ status: "not_applicable", foreign_guests: 0, ...simulated, reported_at: null })
     ])).rows[0]!
     const eventId = `evt_${randomBytes(16).toString("hex")}`
     const createdAt = new Date()

@@ -14,7 +14,7 @@ import { storedReports } from "./DueReports.ts"
 import * as Lifecycle from "./Lifecycle.ts"
 import { bornAfter, duplicateDocuments, guestCountMismatch, type SubmitRegistration } from "./Reservation.ts"
 import type { ReservationRow } from "./ReservationRow.ts"
-import { creationInProgress, fingerprint, isUniqueViolation, Reservations } from "./Reservations.ts"
+import { creationColumns, creationInProgress, fingerprint, isUniqueViolation, Reservations } from "./Reservations.ts"
 
 /**
  * Endpoint 7 (design §6.5): the partner's own form sends every guest at once; the reservation is created with
@@ -142,28 +142,10 @@ export class Registrations extends Effect.Service<Registrations>()("reservations
           const [row] = yield* sql<ReservationRow>`
             INSERT INTO reservations ${
             sql.insert({
-              account_id: key.accountId,
-              environment: key.environment,
-              property_id: property.id,
-              external_id: body.external_id,
+              ...creationColumns(key, body, property.id, money, fp, now),
               flow: "registration",
-              source: body.source ?? null,
-              room_number: body.room_number ?? null,
-              check_in: body.check_in,
-              check_out: body.check_out,
-              guest_name: body.guest_name,
-              guests_count: body.guests_count,
-              expected_guests: body.expected_guests ?? null,
-              total_amount: body.total_amount === undefined ? null : String(body.total_amount),
-              currency: body.currency ?? null,
-              total_amount_cop: money.cop,
-              trm_rate: money.rate,
-              trm_date: money.date,
-              metadata: JSON.stringify(body.metadata ?? {}),
-              sandbox_simulate: body.sandbox_simulate ?? null,
               motivo: body.motivo,
               tipo_acomodacion: body.tipo_acomodacion,
-              reservation_status: "confirmed",
               status: Lifecycle.deriveStatus(snapshot),
               checkin_token: null,
               guests_registered: body.guests.length,
@@ -173,10 +155,7 @@ export class Registrations extends Effect.Service<Registrations>()("reservations
               tra: JSON.stringify(tra),
               tra_reported: snapshot.tra.reported,
               sire: JSON.stringify(sire),
-              sire_reported: snapshot.sire.reported,
-              fingerprint: fp,
-              created_at: now,
-              updated_at: now
+              sire_reported: snapshot.sire.reported
             })
           } RETURNING *`
           yield* sql`INSERT INTO guests ${

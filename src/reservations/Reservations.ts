@@ -19,12 +19,7 @@ import { newCheckinToken } from "./CheckinToken.ts"
 import * as Lifecycle from "./Lifecycle.ts"
 import { type GuestRow, photosRetained, type ReservationRow, snapshotOf } from "./ReservationRow.ts"
 import { makeViews } from "./Views.ts"
-import type {
-  CancelResponse,
-  CreateReservation,
-  Guest,
-  RegistrationDetail,
-} from "./Reservation.ts"
+import type { CancelResponse, CreateReservation, Guest, RegistrationDetail, SubmitRegistration } from "./Reservation.ts"
 
 /**
  * design §6.7: the known fields as sent (unknown ones already dropped by the schema), keys sorted at every
@@ -54,6 +49,46 @@ const FIND_SQL = `
         SELECT * FROM reservations
         WHERE account_id = $1 AND environment = $2 AND external_id = $3
         `
+
+/** The stored amounts of a creation: as sent, and in COP with the rate used (design §6.11). */
+export interface Amounts {
+  readonly cop: string | null
+  readonly rate: string | null
+  readonly date: string | null
+}
+
+/** The columns endpoints 3 and 7 fill alike from the fields their bodies share. */
+export const creationColumns = (
+  key: AuthenticatedKey,
+  body: CreateReservation | SubmitRegistration,
+  propertyId: string,
+  money: Amounts,
+  fp: string,
+  now: Date
+) => ({
+  account_id: key.accountId,
+  environment: key.environment,
+  property_id: propertyId,
+  external_id: body.external_id,
+  source: body.source ?? null,
+  room_number: body.room_number ?? null,
+  check_in: body.check_in,
+  check_out: body.check_out,
+  guest_name: body.guest_name,
+  guests_count: body.guests_count,
+  expected_guests: body.expected_guests ?? null,
+  total_amount: body.total_amount === undefined ? null : String(body.total_amount),
+  currency: body.currency ?? null,
+  total_amount_cop: money.cop,
+  trm_rate: money.rate,
+  trm_date: money.date,
+  metadata: JSON.stringify(body.metadata ?? {}),
+  sandbox_simulate: body.sandbox_simulate ?? null,
+  reservation_status: "confirmed" as const,
+  fingerprint: fp,
+  created_at: now,
+  updated_at: now
+})
 
 export const creationInProgress = (externalId: string) =>
   new CreationInProgress({
@@ -152,13 +187,13 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
       )
 
     /** USD is converted at creation with the TRM of the request's Bogotá date (design §6.11). */
-    const amounts = (body: CreateReservation) =>
+    const amounts = (body: CreateReservation | SubmitRegistration) =>
       Effect.gen(function*() {
-        if (body.total_amount === undefined) return { cop: null, rate: null, date: null }
-        if (body.currency !== "USD") return { cop: String(body.total_amount), rate: null, date: null }
+        if (body.total_amount === undefined) return { cop: null, rate: null, date: null } satisfies Amounts
+        if (body.currency !== "USD") return { cop: String(body.total_amount), rate: null, date: null } satisfies Amounts
         const date = yield* todayInBogota
         const { rate } = yield* trm.rateFor(date)
-        return { cop: usdToCop(body.total_amount, rate), rate, date }
+        return { cop: usdToCop(body.total_amount, rate), rate, date } satisfies Amounts
       })
 
     const replayOrConflict = (row: ReservationRow, fp: string) =>
@@ -203,37 +238,16 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
           const [row] = yield* sql<ReservationRow>`
             INSERT INTO reservations ${
             sql.insert({
-              account_id: key.accountId,
-              environment: key.environment,
-              property_id: property.id,
-              external_id: body.external_id,
+              ...creationColumns(key, body, property.id, money, fp, now),
               flow: "link",
-              source: body.source ?? null,
-              room_number: body.room_number ?? null,
-              check_in: body.check_in,
-              check_out: body.check_out,
-              guest_name: body.guest_name,
-              guests_count: body.guests_count,
-              expected_guests: body.expected_guests ?? null,
-              total_amount: body.total_amount === undefined ? null : String(body.total_amount),
-              currency: body.currency ?? null,
-              total_amount_cop: money.cop,
-              trm_rate: money.rate,
-              trm_date: money.date,
               guest_email: body.guest_email ?? null,
               guest_phone: body.guest_phone ?? null,
               notes: body.notes ?? null,
-              metadata: JSON.stringify(body.metadata ?? {}),
-              sandbox_simulate: body.sandbox_simulate ?? null,
-              reservation_status: "confirmed",
               status: Lifecycle.deriveStatus(snapshot),
               checkin_token: newCheckinToken(),
               contract_required: property.contractRequired,
               tra: JSON.stringify({ ...reports.tra, reported_at: null, mincit_code: null }),
-              sire: JSON.stringify({ ...reports.sire, reported_at: null }),
-              fingerprint: fp,
-              created_at: now,
-              updated_at: now
+              sire: JSON.stringify({ ...reports.sire, reported_at: null })
             })
           } RETURNING *`
           yield* outbox.enqueue({
