@@ -1,20 +1,22 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Option } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
-import {
-  DuplicateDocument,
-  InvalidRequest,
-  RegistrationOpen,
-  RegistrationRejected,
-  ReservationConflict
-} from "../shared/errors.ts"
+import { DuplicateDocument, InvalidRequest, RegistrationOpen, RegistrationRejected } from "../shared/errors.ts"
 import { todayInBogota } from "../trm/Trm.ts"
 import { Outbox } from "../webhooks/Outbox.ts"
 import { storedReports } from "./DueReports.ts"
 import * as Lifecycle from "./Lifecycle.ts"
 import { bornAfter, duplicateDocuments, guestCountMismatch, type SubmitRegistration } from "./Reservation.ts"
 import type { ReservationRow } from "./ReservationRow.ts"
-import { creationColumns, creationInProgress, fingerprint, isUniqueViolation, Reservations } from "./Reservations.ts"
+import {
+  creationColumns,
+  creationInProgress,
+  fingerprint,
+  isUniqueViolation,
+  reservationConflict,
+  Reservations,
+  testKeyOnly
+} from "./Reservations.ts"
 
 /**
  * Endpoint 7 (design §6.5): the partner's own form sends every guest at once; the reservation is created with
@@ -46,23 +48,14 @@ export class Registrations extends Effect.Service<Registrations>()("reservations
       return row.fingerprint === fp
         ? Effect.succeed({ created: false, response: registrationStatus(row) })
         : Effect.fail(
-          new ReservationConflict({
-            message:
-              `external_id ${JSON.stringify(row.external_id)} already exists with different data; use PATCH to change it`,
-            details: { external_id: row.external_id, reservation_id: row.id }
-          })
+          reservationConflict(row)
         )
     }
 
     /** Rules on the body that need no database: sandbox_simulate, guest count, duplicates, birth dates. */
     const validate = (key: AuthenticatedKey, body: SubmitRegistration) =>
       Effect.gen(function*() {
-        if (key.environment === "live" && body.sandbox_simulate !== undefined) {
-          return yield* new InvalidRequest({
-            message: "invalid request: sandbox_simulate",
-            details: { fields: [{ field: "sandbox_simulate", message: "is only accepted with a test key" }] }
-          })
-        }
+        yield* testKeyOnly(key, body)
         const mismatch = guestCountMismatch(body)
         if (mismatch !== undefined) {
           return yield* new RegistrationRejected({

@@ -90,6 +90,23 @@ export const creationColumns = (
   updated_at: now
 })
 
+export const reservationConflict = (row: Pick<ReservationRow, "id" | "external_id">) =>
+  new ReservationConflict({
+    message: `external_id ${JSON.stringify(row.external_id)} already exists with different data; use PATCH to change it`,
+    details: { external_id: row.external_id, reservation_id: row.id }
+  })
+
+/** `sandbox_simulate` is for test keys only (design §6.12). */
+export const testKeyOnly = (key: AuthenticatedKey, body: { readonly sandbox_simulate?: unknown }) =>
+  key.environment === "live" && body.sandbox_simulate !== undefined
+    ? Effect.fail(
+      new InvalidRequest({
+        message: "invalid request: sandbox_simulate",
+        details: { fields: [{ field: "sandbox_simulate", message: "is only accepted with a test key" }] }
+      })
+    )
+    : Effect.void
+
 export const creationInProgress = (externalId: string) =>
   new CreationInProgress({
     message: `another creation of external_id ${JSON.stringify(externalId)} is running; retry`,
@@ -200,22 +217,13 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
       row.fingerprint === fp
         ? Effect.succeed({ created: false, response: reservationResponse(row, true) })
         : Effect.fail(
-          new ReservationConflict({
-            message:
-              `external_id ${JSON.stringify(row.external_id)} already exists with different data; use PATCH to change it`,
-            details: { external_id: row.external_id, reservation_id: row.id }
-          })
+          reservationConflict(row)
         )
 
     /** Endpoint 3. Identical retries replay (200); a concurrent creation loses at once (design §6.7). */
     const create = (key: AuthenticatedKey, body: CreateReservation) =>
       Effect.gen(function*() {
-        if (key.environment === "live" && body.sandbox_simulate !== undefined) {
-          return yield* new InvalidRequest({
-            message: "invalid request: sandbox_simulate",
-            details: { fields: [{ field: "sandbox_simulate", message: "is only accepted with a test key" }] }
-          })
-        }
+        yield* testKeyOnly(key, body)
         const fp = fingerprint(body)
         const existing = yield* findCommitted(key, body.external_id)
         if (Option.isSome(existing)) return yield* replayOrConflict(existing.value, fp)
