@@ -320,26 +320,31 @@ const PropertyReferenceFields = {
   rnt_id: optional(Text())
 }
 
+/** The fields endpoints 3 and 7 share: the stay, its holder, its property and its amount. */
+const StayFields = {
+  external_id: ExternalId,
+  source: optional(BoundedText(Limits.source)),
+  ...PropertyReferenceFields,
+  room_number: optional(BoundedText(Limits.roomNumber)),
+  check_in: IsoDate,
+  check_out: IsoDate,
+  guest_name: Text(Limits.guestName),
+  guests_count: Count(1),
+  expected_guests: optional(Count(1)),
+  total_amount: optional(Amount),
+  currency: optional(Currency),
+  metadata: optional(Metadata),
+  sandbox_simulate: optional(SandboxSimulate)
+}
+
 /** Endpoint 3's body. */
 export const CreateReservation = withRules(
   "CreateReservation",
   Schema.Struct({
-    external_id: ExternalId,
-    source: optional(BoundedText(Limits.source)),
-    ...PropertyReferenceFields,
-    room_number: optional(BoundedText(Limits.roomNumber)),
-    check_in: IsoDate,
-    check_out: IsoDate,
-    guest_name: Text(Limits.guestName),
-    guests_count: Count(1),
-    expected_guests: optional(Count(1)),
-    total_amount: optional(Amount),
-    currency: optional(Currency),
+    ...StayFields,
     guest_email: optional(Email),
     guest_phone: optional(BoundedText(Limits.guestPhone)),
-    notes: optional(BoundedText(Limits.notes)),
-    metadata: optional(Metadata),
-    sandbox_simulate: optional(SandboxSimulate)
+    notes: optional(BoundedText(Limits.notes))
   }),
   oneProperty,
   stayDates
@@ -409,19 +414,7 @@ export type GuestInput = typeof GuestInput.Type
 export const SubmitRegistration = withRules(
   "SubmitRegistration",
   Schema.Struct({
-    external_id: ExternalId,
-    source: optional(BoundedText(Limits.source)),
-    ...PropertyReferenceFields,
-    room_number: optional(BoundedText(Limits.roomNumber)),
-    check_in: IsoDate,
-    check_out: IsoDate,
-    guest_name: Text(Limits.guestName),
-    guests_count: Count(1),
-    expected_guests: optional(Count(1)),
-    total_amount: optional(Amount),
-    currency: optional(Currency),
-    metadata: optional(Metadata),
-    sandbox_simulate: optional(SandboxSimulate),
+    ...StayFields,
     motivo: Motivo,
     tipo_acomodacion: Text(),
     guests: Schema.Array(GuestInput).pipe(
