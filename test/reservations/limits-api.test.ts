@@ -8,19 +8,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { admin, call, type HttpResult, seedAccount } from "../support/app.ts"
 import { appFixture } from "../support/fixture.ts"
+import { startFakeTrm } from "../support/trm.ts"
 
-/** A local stand-in for datos.gov.co: one TRM row valid today (Bogotá), so `currency: USD` can convert. */
-const bogotaToday = () => new Date(Date.now() - 5 * 3_600_000).toISOString().slice(0, 10)
-const trm = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  fetch: () => {
-    const day = `${bogotaToday()}T00:00:00.000`
-    return Response.json([{ valor: "4000.50", unidad: "COP", vigenciadesde: day, vigenciahasta: day }])
-  }
-})
-
-const f = appFixture({ TRM_URL: `http://127.0.0.1:${trm.port}/resource/trm.json`, PUBLIC_BASE_URL: "https://checkin.example.co" })
+/** `currency: USD` converts with the fake rate. */
+const trm = startFakeTrm()
+const f = appFixture({ TRM_URL: trm.url, PUBLIC_BASE_URL: "https://checkin.example.co" })
 
 /** Account b: another tenant (default limits). Account c: only for the rate-limit headers (default limits). */
 let b: Awaited<ReturnType<typeof seedAccount>>
@@ -43,7 +35,7 @@ beforeAll(async () => {
 }, 30_000)
 
 afterAll(() => {
-  trm.stop(true)
+  trm.stop()
 })
 
 // ---------------------------------------------------------------------------------------------------------

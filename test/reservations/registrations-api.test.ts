@@ -3,17 +3,9 @@ import { Redacted } from "effect"
 import { Warnings } from "../../src/reservations/Lifecycle.ts"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { bogotaToday, startFakeTrm } from "../support/trm.ts"
 
-/** A local stand-in for datos.gov.co: one TRM row valid today (Bogotá). */
-const bogotaToday = () => new Date(Date.now() - 5 * 3_600_000).toISOString().slice(0, 10)
-const trm = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  fetch: () => {
-    const day = `${bogotaToday()}T00:00:00.000`
-    return Response.json([{ valor: "4000.50", unidad: "COP", vigenciadesde: day, vigenciahasta: day }])
-  }
-})
+const trm = startFakeTrm()
 
 let db: TestDatabase
 let app: RunningApp
@@ -30,7 +22,7 @@ beforeAll(async () => {
   db = await freshDatabase()
   app = await startApp({
     DATABASE_URL: db.url,
-    TRM_URL: `http://127.0.0.1:${trm.port}/resource/trm.json`,
+    TRM_URL: trm.url,
     PUBLIC_BASE_URL: "https://checkin.example.co"
   })
   a = await seedAccount(app, "Hotelera A")
@@ -49,7 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop()
   await db?.drop()
-  trm.stop(true)
+  trm.stop()
 })
 
 const colombian = (overrides: Record<string, unknown> = {}) => ({

@@ -5,21 +5,9 @@ import { Effect, Redacted } from "effect"
 import { Outbox } from "../../src/webhooks/Outbox.ts"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { bogotaToday, startFakeTrm } from "../support/trm.ts"
 
-/** A local stand-in for datos.gov.co: one TRM row valid today (Bogotá), or a failure on demand. */
-const bogotaToday = () => new Date(Date.now() - 5 * 3_600_000).toISOString().slice(0, 10)
-let trmMode: "ok" | "fail" = "ok"
-const trmRequests: Array<string> = []
-const trm = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  fetch: (request) => {
-    trmRequests.push(new URL(request.url).search)
-    if (trmMode === "fail") return new Response("upstream down", { status: 500 })
-    const day = `${bogotaToday()}T00:00:00.000`
-    return Response.json([{ valor: "4000.50", unidad: "COP", vigenciadesde: day, vigenciahasta: day }])
-  }
-})
+const trm = startFakeTrm()
 
 let db: TestDatabase
 let app: RunningApp
@@ -32,7 +20,7 @@ beforeAll(async () => {
   db = await freshDatabase()
   app = await startApp({
     DATABASE_URL: db.url,
-    TRM_URL: `http://127.0.0.1:${trm.port}/resource/trm.json`,
+    TRM_URL: trm.url,
     PUBLIC_BASE_URL: "https://checkin.example.co"
   })
   a = await seedAccount(app, "Hotelera A")
@@ -45,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop()
   await db?.drop()
-  trm.stop(true)
+  trm.stop()
 })
 
 const create = (key: string, body: Record<string, unknown>) => call(app, "POST", "/api/partners/reservations", { key, json: body })
@@ -187,7 +175,7 @@ describe("POST /api/partners/reservations (endpoint 3)", () => {
   })
 
   test("USD is converted with today's TRM and stored; without a rate: 503 trm_unavailable, nothing created", async () => {
-    trmMode = "ok"
+    trm.state.failing = false
     const res = await create(a.testKey, base({ total_amount: 100.25, currency: "USD" }))
     expect(res.status).toBe(201)
     const [row] = await db.query<{ total_amount: string; total_amount_cop: string; trm_rate: string; trm_date: string }>(
@@ -196,11 +184,11 @@ describe("POST /api/partners/reservations (endpoint 3)", () => {
     )
     // 100.25 × 4000.50 = 401050.125 → 401050
     expect(row).toEqual({ total_amount: "100.25", total_amount_cop: "401050", trm_rate: "4000.50", trm_date: bogotaToday() })
-    expect(trmRequests.some((q) => decodeURIComponent(q).includes("vigenciadesde"))).toBe(true)
+    expect(trm.state.requests.some((q) => decodeURIComponent(q).includes("vigenciadesde"))).toBe(true)
 
     // A fresh process has no cached rate: with the source failing, creation answers 503 and creates nothing.
-    trmMode = "fail"
-    const cold = await startApp({ DATABASE_URL: db.url, TRM_URL: `http://127.0.0.1:${trm.port}/resource/trm.json` })
+    trm.state.failing = true
+    const cold = await startApp({ DATABASE_URL: db.url, TRM_URL: trm.url })
     try {
       const body = base({ total_amount: 80, currency: "USD" })
       const failed = await call(cold, "POST", "/api/partners/reservations", { key: a.testKey, json: body })
@@ -213,7 +201,7 @@ describe("POST /api/partners/reservations (endpoint 3)", () => {
       })
       expect(cop.status).toBe(201)
     } finally {
-      trmMode = "ok"
+      trm.state.failing = false
       await cold.stop()
     }
   })
