@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { admin, call, type HttpResult, seedAccount } from "../support/app.ts"
 import { appFixture } from "../support/fixture.ts"
+import { colombian, foreigner } from "../support/guests.ts"
 import { startFakeTrm } from "../support/trm.ts"
 
 /** `currency: USD` converts with the fake rate. */
@@ -74,31 +75,6 @@ const reservation = (overrides: Body = {}): Body => ({
   ...overrides
 })
 
-const colombian = (overrides: Body = {}): Body => ({
-  tipo_documento: "C.C",
-  numero_documento: "1020304050",
-  nombre: "Ana",
-  apellido: "Pérez Gómez",
-  nacionalidad: "CO",
-  pais_procedencia: "CO",
-  ciudad_procedencia: "Medellín",
-  pais_residencia: "CO",
-  ciudad_residencia: "Medellín",
-  ...overrides
-})
-const foreigner = (overrides: Body = {}): Body => ({
-  tipo_documento: "Pasaporte",
-  numero_documento: "AB123456",
-  nombre: "John",
-  apellido: "Smith",
-  nacionalidad: "US",
-  fecha_nacimiento: "1985-04-12",
-  pais_procedencia: "US",
-  ciudad_procedencia: "Miami",
-  pais_residencia: "US",
-  ciudad_residencia: "Miami",
-  ...overrides
-})
 const manyGuests = (n: number) => Array.from({ length: n }, (_, i) => colombian({ numero_documento: `${1000 + i}` }))
 /** An endpoint-7 body; guests_count follows the guests unless overridden. */
 const registration = (overrides: Body = {}): Body => {

@@ -3,6 +3,7 @@ import { Redacted } from "effect"
 import { Warnings } from "../../src/reservations/Lifecycle.ts"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { colombian, foreigner } from "../support/guests.ts"
 import { bogotaToday, startFakeTrm } from "../support/trm.ts"
 
 const trm = startFakeTrm()
@@ -44,36 +45,6 @@ afterAll(async () => {
   trm.stop()
 })
 
-const colombian = (overrides: Record<string, unknown> = {}) => ({
-  tipo_documento: "C.C",
-  numero_documento: "1020304050",
-  nombre: "Ana",
-  apellido: "Pérez Gómez",
-  nacionalidad: "CO",
-  pais_procedencia: "CO",
-  ciudad_procedencia: "Medellín",
-  pais_residencia: "CO",
-  ciudad_residencia: "Medellín",
-  ...overrides
-})
-const foreigner = (overrides: Record<string, unknown> = {}) => ({
-  tipo_documento: "Pasaporte",
-  numero_documento: "AB123456",
-  nombre: "John",
-  apellido: "Smith",
-  nacionalidad: "US",
-  fecha_nacimiento: "1985-04-12",
-  pais_procedencia: "US",
-  ciudad_procedencia: "Miami",
-  pais_residencia: "US",
-  ciudad_residencia: "Miami",
-  email: "john@example.com",
-  phone: "+1 305 555 0100",
-  address: "1 Ocean Dr",
-  doc_photo_front_url: "https://photos.example.com/front.jpg",
-  doc_photo_back_url: "https://photos.example.com/back.jpg",
-  ...overrides
-})
 const body = (overrides: Record<string, unknown> = {}) => {
   const guests = (overrides.guests as Array<unknown> | undefined) ?? [colombian(), foreigner()]
   return {
