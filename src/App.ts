@@ -15,6 +15,9 @@ import * as ErrorMiddleware from "./http/ErrorMiddleware.ts"
 import { PartnerApi, WorkerApi } from "./http/PartnerApi.ts"
 import { Properties } from "./properties/Properties.ts"
 import { PropertiesLive } from "./properties/Http.ts"
+import * as DocumentStore from "./documents/DocumentStore.ts"
+import * as PhotoFetcher from "./documents/PhotoFetcher.ts"
+import { Resolver, SafeHttp } from "./net/SafeHttp.ts"
 import { ReservationsLive } from "./reservations/Http.ts"
 import { Modifications } from "./reservations/Modifications.ts"
 import { Registrations } from "./reservations/Registrations.ts"
@@ -80,8 +83,28 @@ const WorkerHttp = HttpApiBuilder.serve().pipe(
   HttpMiddleware.withTracerDisabledWhen(() => true)
 )
 
+/**
+ * Outbound calls to partner-supplied URLs (document photos; webhooks later) under design §7's URL policy.
+ * WEBHOOK_ALLOW_PRIVATE_URLS lifts it for development and tests, and says so at start.
+ */
+const OutboundLayer = Layer.unwrapEffect(Effect.gen(function*() {
+  const { allowPrivateUrls } = yield* AppConfig
+  if (allowPrivateUrls) {
+    yield* Effect.logWarning(
+      "WEBHOOK_ALLOW_PRIVATE_URLS is on: partner URLs may be http:// or private addresses (development and tests only)"
+    )
+  }
+  return SafeHttp.layer({ policy: { allowPrivate: allowPrivateUrls } })
+})).pipe(Layer.provide(Resolver.system))
+
 /** Background loops; each later loop (reports, webhook deliveries) is added here. */
-const Workers = Heartbeat.layer
+const Workers = Layer.mergeAll(
+  Heartbeat.layer,
+  PhotoFetcher.loop.pipe(
+    Layer.provide(PhotoFetcher.PhotoFetcher.Default),
+    Layer.provide([OutboundLayer, DocumentStore.filesystem])
+  )
+)
 
 /**
  * The one production composition: HTTP and/or workers by ROLE, over the services, over the migrated

@@ -24,6 +24,11 @@ export interface AppConfigShape {
   readonly dbPoolSize: number
   /** The TRM dataset's resource URL (Socrata on datos.gov.co; domain notes §3). */
   readonly trmUrl: string
+  /**
+   * Lets partner-supplied URLs (webhooks, document photos) be http:// or private/loopback addresses; for local
+   * development and tests only (design §4, §7).
+   */
+  readonly allowPrivateUrls: boolean
 }
 
 export class AppConfig extends Context.Tag("config/AppConfig")<AppConfig, AppConfigShape>() {}
@@ -55,6 +60,9 @@ const config = Config.all({
   logLevel: Config.string("LOG_LEVEL").pipe(Config.withDefault("Info")),
   logFormat: optionalChoice("LOG_FORMAT", ["pretty", "json"]),
   dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
+  allowPrivateUrls: optionalChoice("WEBHOOK_ALLOW_PRIVATE_URLS", ["true", "false", "1", "0"]).pipe(
+    Config.map(Option.exists((value) => value === "true" || value === "1"))
+  ),
   trmUrl: Config.string("TRM_URL").pipe(
     Config.option,
     Config.mapOrFail((value) => {

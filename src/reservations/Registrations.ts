@@ -3,6 +3,7 @@ import { DateTime, Effect, Option } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { DuplicateDocument, InvalidRequest, RegistrationOpen, RegistrationRejected } from "../shared/errors.ts"
 import { todayInBogota } from "../trm/Trm.ts"
+import { enqueuePhotoFetches } from "../documents/PhotoFetcher.ts"
 import { Outbox } from "../webhooks/Outbox.ts"
 import { storedReports } from "./DueReports.ts"
 import * as Lifecycle from "./Lifecycle.ts"
@@ -151,7 +152,7 @@ export class Registrations extends Effect.Service<Registrations>()("reservations
               sire_reported: snapshot.sire.reported
             })
           } RETURNING *`
-          yield* sql`INSERT INTO guests ${
+          const guestIds = yield* sql<{ readonly id: string; readonly position: number }>`INSERT INTO guests ${
             sql.insert(body.guests.map((guest, position) => ({
               reservation_id: row!.id,
               position,
@@ -169,13 +170,20 @@ export class Registrations extends Effect.Service<Registrations>()("reservations
               email: guest.email ?? null,
               phone: guest.phone ?? null,
               address: guest.address ?? null,
-              // Stored, not fetched yet: the background photo fetch (design §6.5) is not built.
+              // Kept as sent; the photos themselves are fetched in the background (design §6.5).
               doc_photo_front_url: guest.doc_photo_front_url ?? null,
               doc_photo_back_url: guest.doc_photo_back_url ?? null,
               document_uploaded: false,
               registered_at: now
             })))
-          }`
+          } RETURNING id, position`
+          yield* enqueuePhotoFetches(guestIds.flatMap(({ id, position }) => {
+            const guest = body.guests[position]!
+            return [
+              ...(guest.doc_photo_front_url === undefined ? [] : [{ guestId: id, side: "front" as const, url: guest.doc_photo_front_url }]),
+              ...(guest.doc_photo_back_url === undefined ? [] : [{ guestId: id, side: "back" as const, url: guest.doc_photo_back_url }])
+            ]
+          }))
           yield* outbox.enqueue({
             accountId: key.accountId,
             environment: key.environment,

@@ -355,7 +355,7 @@ describe("migrate", () => {
       expect({ code: first.code, stderr: first.stderr, json: first.json }).toEqual({
         code: 0,
         stderr: "",
-        json: { applied: ["0001_foundation", "0002_reservations"] }
+        json: { applied: ["0001_foundation", "0002_reservations", "0003_documents"] }
       })
       const tables = await target.query<{ table_name: string }>(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name"
@@ -363,7 +363,9 @@ describe("migrate", () => {
       expect(tables.map((t) => t.table_name)).toEqual([
         "accounts",
         "api_keys",
+        "document_fetches",
         "events",
+        "guest_documents",
         "guests",
         "properties",
         "reservations",
@@ -374,7 +376,8 @@ describe("migrate", () => {
       expect({ code: second.code, json: second.json }).toEqual({ code: 0, json: { applied: [] } })
       expect(await target.query("SELECT migration_id, name FROM schema_migrations ORDER BY migration_id")).toEqual([
         { migration_id: 1, name: "foundation" },
-        { migration_id: 2, name: "reservations" }
+        { migration_id: 2, name: "reservations" },
+        { migration_id: 3, name: "documents" }
       ])
     } finally {
       await target.drop()

@@ -14,6 +14,17 @@ describe("AppConfig (design §4)", () => {
     expect(Option.isNone(config.redisUrl)).toBe(true)
     expect(Option.isNone(config.adminToken)).toBe(true)
     expect(Option.isNone(config.logFormat)).toBe(true)
+    expect(config.allowPrivateUrls).toBe(false)
+  })
+
+  test.each([
+    ["true", true],
+    ["1", true],
+    ["false", false],
+    ["0", false],
+    ["", false]
+  ])("WEBHOOK_ALLOW_PRIVATE_URLS=%p reads %p", (value, expected) => {
+    expect(Either.getOrThrow(read({ WEBHOOK_ALLOW_PRIVATE_URLS: value })).allowPrivateUrls).toBe(expected)
   })
 
   test("PUBLIC_BASE_URL follows PORT unless set; a trailing slash is dropped", () => {
@@ -41,7 +52,8 @@ describe("AppConfig (design §4)", () => {
   test.each([
     ["ROLE", "workers"],
     ["LOG_FORMAT", "xml"],
-    ["PORT", "abc"]
+    ["PORT", "abc"],
+    ["WEBHOOK_ALLOW_PRIVATE_URLS", "yes please"]
   ])("%s=%s is refused, naming the variable", (name, value) => {
     const result = read({ [name]: value })
     expect(Either.isLeft(result)).toBe(true)
