@@ -140,9 +140,18 @@ const PROPERTY_BY_EXTERNAL_ID_SQL = `
 const INSERT_RESERVATION_SQL = `
             INSERT INTO reservations ("account_id","environment","property_id","external_id","source","room_number","check_in","check_out","guest_name","guests_count","expected_guests","total_amount","currency","total_amount_cop","trm_rate","trm_date","metadata","sandbox_simulate","reservation_status","fingerprint","created_at","updated_at","flow","guest_email","guest_phone","notes","status","checkin_token","contract_required","tra","sire") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31) RETURNING *`
 
-// Outbox.enqueue of one event.
-const INSERT_EVENT_SQL =
-  `INSERT INTO events ("id","account_id","environment","reservation_id","type","created_at","body") VALUES ($1,$2,$3,$4,$5,$6,$7)`
+// Outbox.enqueue of one event, with its deliveries to the subscribed active endpoints in the same statement.
+const INSERT_EVENT_SQL = `
+          WITH ev AS (INSERT INTO events ("id","account_id","environment","reservation_id","type","created_at","body") VALUES ($1,$2,$3,$4,$5,$6,$7) RETURNING seq, id, type)
+          INSERT INTO webhook_deliveries
+            (endpoint_id, event_seq, event_id, event_type, account_id, environment, status, max_attempts,
+             next_attempt_at, created_at)
+          SELECT e.id, ev.seq, ev.id, ev.type, e.account_id, e.environment, 'pending', $8, $9,
+            $10
+          FROM ev JOIN webhook_endpoints e
+            ON e.account_id = $11 AND e.environment = $12 AND e.is_active
+            AND (e.events ? '*' OR e.events ? ev.type)
+          ORDER BY ev.seq, e.id`
 
 const API_VERSION = "2026-10-01"
 
@@ -418,7 +427,12 @@ const createReservation = async (request: Request): Promise<Response> => {
         api_version: API_VERSION,
         sandbox: key.environment === "test",
         data: eventData(row)
-      })
+      }),
+      10, // MAX_ATTEMPTS of src/webhooks/RetryPolicy.ts
+      createdAt,
+      createdAt,
+      key.accountId,
+      key.environment
     ])
     await client.query("COMMIT")
     return json(reservationResponse(row, false), 201)

@@ -22,7 +22,11 @@ import { ReservationsLive } from "./reservations/Http.ts"
 import { Modifications } from "./reservations/Modifications.ts"
 import { Registrations } from "./reservations/Registrations.ts"
 import { Reservations } from "./reservations/Reservations.ts"
+import { Deliveries } from "./webhooks/Deliveries.ts"
+import * as DeliveryLoop from "./webhooks/DeliveryLoop.ts"
+import { WebhooksLive } from "./webhooks/Http.ts"
 import { Outbox } from "./webhooks/Outbox.ts"
+import { WebhookEndpoints } from "./webhooks/WebhookEndpoints.ts"
 import * as Trm from "./trm/Trm.ts"
 import * as RateLimits from "./ratelimit/RateLimits.ts"
 import * as Heartbeat from "./workers/Heartbeat.ts"
@@ -37,6 +41,23 @@ const MigrateOnStart = Layer.effectDiscard(
 // One Reservations (and one TRM cache) shared by Registrations: layers are memoized by reference.
 const ReservationsLayer = Reservations.Default.pipe(Layer.provide(Trm.layer), Layer.provide(FetchHttpClient.layer))
 
+/**
+ * Outbound calls to partner-supplied URLs (webhooks, document photos) under design §7's URL policy.
+ * WEBHOOK_ALLOW_PRIVATE_URLS lifts it for development and tests, and says so at start.
+ */
+const OutboundLayer = Layer.unwrapEffect(Effect.gen(function*() {
+  const { allowPrivateUrls } = yield* AppConfig
+  if (allowPrivateUrls) {
+    yield* Effect.logWarning(
+      "WEBHOOK_ALLOW_PRIVATE_URLS is on: partner URLs may be http:// or private addresses (development and tests only)"
+    )
+  }
+  return SafeHttp.layer({ policy: { allowPrivate: allowPrivateUrls } })
+})).pipe(Layer.provide(Resolver.system))
+
+// One SafeHttp shared by the API (URL checks, test pings) and the loops.
+const DeliveriesLayer = Deliveries.Default.pipe(Layer.provide(OutboundLayer))
+
 const Services = Layer.mergeAll(
   Accounts.Default,
   ApiKeys.Default,
@@ -44,7 +65,10 @@ const Services = Layer.mergeAll(
   Sandbox.Default,
   ReservationsLayer,
   Registrations.DefaultWithoutDependencies.pipe(Layer.provide([ReservationsLayer, Outbox.Default])),
-  Modifications.DefaultWithoutDependencies.pipe(Layer.provide([ReservationsLayer, Outbox.Default]))
+  Modifications.DefaultWithoutDependencies.pipe(Layer.provide([ReservationsLayer, Outbox.Default])),
+  WebhookEndpoints.Default.pipe(Layer.provide(OutboundLayer)),
+  DeliveriesLayer,
+  OutboundLayer
 )
 
 const nonApiRoutes = [
@@ -66,7 +90,7 @@ const PartnerHttp = HttpApiBuilder.serve().pipe(
   Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(PartnerApi, nonApiRoutes))),
   Layer.provide(AdminHandlers.layer),
   Layer.provide(HttpApiBuilder.api(PartnerApi).pipe(
-    Layer.provide([PropertiesLive, ReservationsLive, PartnerHealthLive]),
+    Layer.provide([PropertiesLive, ReservationsLive, WebhooksLive, PartnerHealthLive]),
     Layer.provide(PartnerAuth.layer)
   )),
   Layer.provide(RateLimits.layer),
@@ -83,27 +107,11 @@ const WorkerHttp = HttpApiBuilder.serve().pipe(
   HttpMiddleware.withTracerDisabledWhen(() => true)
 )
 
-/**
- * Outbound calls to partner-supplied URLs (document photos; webhooks later) under design §7's URL policy.
- * WEBHOOK_ALLOW_PRIVATE_URLS lifts it for development and tests, and says so at start.
- */
-const OutboundLayer = Layer.unwrapEffect(Effect.gen(function*() {
-  const { allowPrivateUrls } = yield* AppConfig
-  if (allowPrivateUrls) {
-    yield* Effect.logWarning(
-      "WEBHOOK_ALLOW_PRIVATE_URLS is on: partner URLs may be http:// or private addresses (development and tests only)"
-    )
-  }
-  return SafeHttp.layer({ policy: { allowPrivate: allowPrivateUrls } })
-})).pipe(Layer.provide(Resolver.system))
-
 /** Background loops; each later loop (reports, webhook deliveries) is added here. */
 const Workers = Layer.mergeAll(
   Heartbeat.layer,
-  PhotoFetcher.loop.pipe(
-    Layer.provide(PhotoFetcher.PhotoFetcher.Default),
-    Layer.provide([OutboundLayer, DocumentStore.filesystem])
-  )
+  PhotoFetcher.loop.pipe(Layer.provide(PhotoFetcher.PhotoFetcher.Default), Layer.provide(DocumentStore.filesystem)),
+  DeliveryLoop.layer
 )
 
 /**

@@ -3,6 +3,7 @@ import { HealthApi } from "../health/Api.ts"
 import { PropertiesApi } from "../properties/Api.ts"
 import { ReservationsApi } from "../reservations/Api.ts"
 import { InternalErrorBody, InvalidJsonBody, InvalidRequestBody } from "../shared/errors.ts"
+import { WebhooksApi } from "../webhooks/Api.ts"
 
 export const API_VERSION = "2026-10-01"
 
@@ -18,6 +19,7 @@ Errors are \`{error, code, details}\`: program against \`code\`. Responses of pa
 export class PartnerApi extends HttpApi.make("partner")
   .add(PropertiesApi)
   .add(ReservationsApi)
+  .add(WebhooksApi)
   .add(HealthApi)
   .addError(InvalidRequestBody)
   .addError(InvalidJsonBody)

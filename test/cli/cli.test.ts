@@ -355,7 +355,7 @@ describe("migrate", () => {
       expect({ code: first.code, stderr: first.stderr, json: first.json }).toEqual({
         code: 0,
         stderr: "",
-        json: { applied: ["0001_foundation", "0002_reservations", "0003_documents"] }
+        json: { applied: ["0001_foundation", "0002_reservations", "0003_documents", "0004_webhooks"] }
       })
       const tables = await target.query<{ table_name: string }>(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name"
@@ -370,6 +370,8 @@ describe("migrate", () => {
         "properties",
         "reservations",
         "schema_migrations",
+        "webhook_deliveries",
+        "webhook_endpoints",
         "worker_heartbeats"
       ])
       const second = await runCli(["migrate"], { DATABASE_URL: target.url })
@@ -377,7 +379,8 @@ describe("migrate", () => {
       expect(await target.query("SELECT migration_id, name FROM schema_migrations ORDER BY migration_id")).toEqual([
         { migration_id: 1, name: "foundation" },
         { migration_id: 2, name: "reservations" },
-        { migration_id: 3, name: "documents" }
+        { migration_id: 3, name: "documents" },
+        { migration_id: 4, name: "webhooks" }
       ])
     } finally {
       await target.drop()

@@ -73,9 +73,10 @@ test("processes booting together on one fresh database apply each migration once
     expect(await target.query("SELECT migration_id, name FROM schema_migrations ORDER BY migration_id")).toEqual([
       { migration_id: 1, name: "foundation" },
       { migration_id: 2, name: "reservations" },
-      { migration_id: 3, name: "documents" }
+      { migration_id: 3, name: "documents" },
+      { migration_id: 4, name: "webhooks" }
     ])
-    const applied = services.filter((s) => s.output().includes("applied migrations: 0001_foundation, 0002_reservations, 0003_documents"))
+    const applied = services.filter((s) => s.output().includes("applied migrations: 0001_foundation, 0002_reservations, 0003_documents, 0004_webhooks"))
     expect(applied).toHaveLength(1)
     expect(await Promise.all(services.map((s) => s.stop()))).toEqual([0, 0, 0])
   } finally {

@@ -67,7 +67,7 @@ describe("public documents", () => {
     expect(JSON.stringify(res.body).includes("HttpApiDecodeError")).toBe(false)
   })
 
-  test("/openapi.json documents every partner endpoint built so far, with its methods", async () => {
+  test("/openapi.json documents all 16 partner endpoints, with their methods", async () => {
     const res = await call(f.app, "GET", "/openapi.json")
     const methods = Object.fromEntries(
       Object.entries(res.body.paths as Record<string, object>).map(([path, ops]) => [path, Object.keys(ops).sort()])
@@ -78,6 +78,12 @@ describe("public documents", () => {
       "/api/partners/reservations/cancel": ["post"],
       "/api/partners/registrations": ["get", "post"],
       "/api/partners/registrations/{external_id}": ["get"],
+      "/api/partners/webhooks": ["get", "post"],
+      "/api/partners/webhooks/{id}": ["delete", "patch"],
+      "/api/partners/webhooks/{id}/rotate-secret": ["post"],
+      "/api/partners/webhooks/{id}/test": ["post"],
+      "/api/partners/webhooks/deliveries": ["get"],
+      "/api/partners/webhooks/deliveries/{id}/redeliver": ["post"],
       "/healthz": ["get"],
       "/readyz": ["get"]
     })

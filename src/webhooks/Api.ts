@@ -1,0 +1,90 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { PartnerAuth } from "../auth/PartnerAuth.ts"
+import {
+  DeliveryNotFoundBody,
+  InvalidWebhookUrlBody,
+  WebhookLimitReachedBody,
+  WebhookNotFoundBody
+} from "../shared/errors.ts"
+import {
+  CreateWebhook,
+  DeactivateResponse,
+  DeliveriesQuery,
+  DeliveryList,
+  DeliveryPath,
+  RedeliverResponse,
+  RotateResponse,
+  TestResponse,
+  UpdateWebhook,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookList,
+  WebhookPath
+} from "./Webhook.ts"
+
+/** Endpoints 9 to 16 of the spec. */
+export class WebhooksApi extends HttpApiGroup.make("webhooks")
+  .add(
+    HttpApiEndpoint.get("list", "/api/partners/webhooks")
+      .addSuccess(WebhookList)
+      .annotate(OpenApi.Summary, "List the active webhook endpoints")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/api/partners/webhooks")
+      .setPayload(CreateWebhook)
+      .addSuccess(WebhookEndpointCreated, { status: 201 })
+      .addError(InvalidWebhookUrlBody)
+      .addError(WebhookLimitReachedBody)
+      .annotate(OpenApi.Summary, "Create a webhook endpoint")
+      .annotate(
+        OpenApi.Description,
+        "The url must be public HTTPS. `events` defaults to [\"*\"]. The `secret` (whsec_…) is returned only here."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("deliveries", "/api/partners/webhooks/deliveries")
+      .setUrlParams(DeliveriesQuery)
+      .addSuccess(DeliveryList)
+      .annotate(OpenApi.Summary, "Delivery history, most recent first")
+  )
+  .add(
+    HttpApiEndpoint.post("redeliver", "/api/partners/webhooks/deliveries/:id/redeliver")
+      .setPath(DeliveryPath)
+      .addSuccess(RedeliverResponse)
+      .addError(DeliveryNotFoundBody)
+      .addError(WebhookNotFoundBody)
+      .annotate(OpenApi.Summary, "Send a delivery again: same event_id, fresh retry cycle")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/api/partners/webhooks/:id")
+      .setPath(WebhookPath)
+      .setPayload(UpdateWebhook)
+      .addSuccess(WebhookEndpoint)
+      .addError(InvalidWebhookUrlBody)
+      .addError(WebhookNotFoundBody)
+      .annotate(OpenApi.Summary, "Change a webhook endpoint's url, events or include_guests")
+  )
+  .add(
+    HttpApiEndpoint.del("deactivate", "/api/partners/webhooks/:id")
+      .setPath(WebhookPath)
+      .addSuccess(DeactivateResponse)
+      .addError(WebhookNotFoundBody)
+      .annotate(OpenApi.Summary, "Deactivate a webhook endpoint")
+  )
+  .add(
+    HttpApiEndpoint.post("rotate", "/api/partners/webhooks/:id/rotate-secret")
+      .setPath(WebhookPath)
+      .addSuccess(RotateResponse)
+      .addError(WebhookNotFoundBody)
+      .annotate(OpenApi.Summary, "Rotate the signing secret (the old one stops at once)")
+  )
+  .add(
+    HttpApiEndpoint.post("test", "/api/partners/webhooks/:id/test")
+      .setPath(WebhookPath)
+      .addSuccess(TestResponse)
+      .addError(WebhookNotFoundBody)
+      .annotate(OpenApi.Summary, "Send a signed ping now")
+  )
+  .middleware(PartnerAuth)
+  .annotate(OpenApi.Title, "Webhooks")
+{}

@@ -1,0 +1,320 @@
+import { HttpClientRequest } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
+import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
+import { API_VERSION } from "../http/PartnerApi.ts"
+import { SafeHttp } from "../net/SafeHttp.ts"
+import { DeliveryNotFound } from "../shared/errors.ts"
+import { newEventId } from "./Event.ts"
+import { DELIVERY_TIMEOUT, nextRetry, PING_MAX_ATTEMPTS, retryAfter } from "./RetryPolicy.ts"
+import { bodyFor, deliveryHeaders } from "./Signature.ts"
+import type { AttemptLogEntry, DeliveriesQuery, Delivery, DeliveryStatus } from "./Webhook.ts"
+import { Limits } from "./Webhook.ts"
+import { isUuid, webhookNotFound } from "./WebhookEndpoints.ts"
+
+/**
+ * A claim outlives the longest attempt (the 10 s delivery timeout) with a margin; a worker that dies mid-call
+ * leaves its rows to be taken over when the lease ends (design §7).
+ */
+export const DELIVERY_LEASE = Duration.sum(DELIVERY_TIMEOUT, Duration.seconds(5))
+
+/** The receiver's answer is read only up to this size: its status is what counts. */
+const MAX_ANSWER_BYTES = 1024 * 1024
+
+/** What an attempt needs, read in the same statement that claims it. */
+export interface ClaimedDelivery {
+  readonly id: string
+  readonly event_id: string
+  readonly event_type: string
+  readonly cycle_attempts: number
+  readonly max_attempts: number
+  readonly url: string
+  readonly secret: string
+  readonly include_guests: boolean
+  readonly is_active: boolean
+  readonly body: string
+}
+
+/** The outcome of one attempt, as recorded and as endpoint 14 answers it. */
+export interface AttemptOutcome {
+  readonly delivered: boolean
+  readonly httpStatus: number | null
+  readonly durationMs: number
+  readonly error: string | null
+  readonly status: DeliveryStatus
+}
+
+interface DeliveryRow {
+  readonly id: string
+  readonly endpoint_id: string
+  readonly event_id: string
+  readonly event_type: string
+  readonly status: DeliveryStatus
+  readonly attempts: number
+  readonly last_http_status: number | null
+  readonly last_error: string | null
+  readonly next_attempt_at: Date | null
+  readonly delivered_at: Date | null
+  readonly created_at: Date
+  readonly attempt_log: ReadonlyArray<AttemptLogEntry>
+}
+
+const deliveryView = (row: DeliveryRow): Delivery => ({
+  id: row.id,
+  endpoint_id: row.endpoint_id,
+  event_id: row.event_id,
+  event: row.event_type,
+  status: row.status,
+  attempts: row.attempts,
+  last_http_status: row.last_http_status,
+  last_error: row.last_error,
+  next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
+  delivered_at: row.delivered_at?.toISOString() ?? null,
+  created_at: row.created_at.toISOString(),
+  attempt_log: row.attempt_log
+})
+
+/** The claim and the data of the attempt in one round trip (a CTE over `FOR UPDATE SKIP LOCKED`). */
+const CLAIMED_COLUMNS = `c.id, c.event_id, c.event_type, c.cycle_attempts, c.max_attempts,
+  e.url, e.secret, e.include_guests, e.is_active, ev.body::text AS body`
+
+/**
+ * Webhook deliveries (design §6.14, §7): one attempt at a time, made outside any transaction through
+ * `SafeHttp` (URL policy at every attempt, pinned address, no redirects), signed at send time with the
+ * endpoint's current secret, and recorded in `attempt_log`; plus the history (endpoint 15), redelivery
+ * (endpoint 16) and the test ping (endpoint 14).
+ */
+export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliveries", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const http = yield* SafeHttp
+
+    const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
+
+    /** Claims up to `limit` due deliveries under a lease. */
+    const claim = (limit: number) =>
+      Effect.gen(function*() {
+        const now = yield* DateTime.now
+        const at = DateTime.toDateUtc(now)
+        const leaseUntil = DateTime.toDateUtc(DateTime.addDuration(now, DELIVERY_LEASE))
+        return yield* sql<ClaimedDelivery>`
+          WITH c AS (
+            UPDATE webhook_deliveries SET lease_until = ${leaseUntil}
+            WHERE id IN (
+              SELECT id FROM webhook_deliveries
+              WHERE status = 'pending' AND next_attempt_at <= ${at} AND (lease_until IS NULL OR lease_until <= ${at})
+              ORDER BY next_attempt_at
+              LIMIT ${limit}
+              FOR UPDATE SKIP LOCKED)
+            RETURNING id, endpoint_id, event_seq, event_id, event_type, cycle_attempts, max_attempts)
+          SELECT ${sql.literal(CLAIMED_COLUMNS)}
+          FROM c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN events ev ON ev.seq = c.event_seq`
+      })
+
+    /** Sends one claimed delivery and answers what happened; records nothing. */
+    const send = (job: ClaimedDelivery) =>
+      Effect.gen(function*() {
+        const started = yield* Clock.currentTimeMillis
+        const body = bodyFor(job.body, job.include_guests)
+        const headers = deliveryHeaders({
+          secret: job.secret,
+          eventId: job.event_id,
+          eventType: job.event_type,
+          timestamp: Math.floor(started / 1000),
+          body
+        })
+        const request = HttpClientRequest.post(job.url).pipe(
+          HttpClientRequest.bodyText(body, "application/json"),
+          HttpClientRequest.setHeaders(headers)
+        )
+        const result = yield* Effect.either(http.execute(request, { timeout: DELIVERY_TIMEOUT, maxBodyBytes: MAX_ANSWER_BYTES }))
+        const durationMs = Math.max(0, (yield* Clock.currentTimeMillis) - started)
+        return Either.match(result, {
+          onLeft: (error) => ({ httpStatus: null, durationMs, error: error.message, retryAfter: undefined }),
+          onRight: (response) => ({
+            httpStatus: response.status,
+            durationMs,
+            error: response.status >= 200 && response.status < 300
+              ? null
+              : response.status >= 300 && response.status < 400
+              ? `HTTP ${response.status}: redirects are not followed`
+              : `HTTP ${response.status}`,
+            retryAfter: response.headers["retry-after"]
+          })
+        })
+      })
+
+    /** One attempt of a claimed delivery, recorded; the lease is released. */
+    const attempt = (job: ClaimedDelivery) =>
+      Effect.gen(function*() {
+        const attemptedAt = yield* nowDate
+        const sent = job.is_active
+          ? yield* send(job)
+          : { httpStatus: null, durationMs: 0, error: "the webhook endpoint was deactivated", retryAfter: undefined }
+        const delivered = sent.error === null
+        const cycleAttempt = job.cycle_attempts + 1
+        const retry = delivered || !job.is_active
+          ? Option.none()
+          : yield* nextRetry(cycleAttempt, job.max_attempts, retryAfter(sent.retryAfter, attemptedAt))
+        const status: DeliveryStatus = delivered ? "delivered" : Option.isSome(retry) ? "pending" : "failed"
+        const nextAttemptAt = Option.match(retry, {
+          onNone: () => null,
+          onSome: (delay) => new Date(attemptedAt.getTime() + Duration.toMillis(delay))
+        })
+        const entry: AttemptLogEntry = {
+          attempted_at: attemptedAt.toISOString(),
+          http_status: sent.httpStatus,
+          duration_ms: sent.durationMs,
+          error: sent.error
+        }
+        // The attempt is always logged. Its status wins unless the row moved on meanwhile (deactivated or
+        // redelivered): a success is a success whatever happened, a failure only updates a pending row.
+        yield* sql`
+          UPDATE webhook_deliveries SET
+            attempts = attempts + 1,
+            cycle_attempts = cycle_attempts + 1,
+            last_http_status = ${sent.httpStatus},
+            last_error = ${sent.error},
+            attempt_log = attempt_log || ${JSON.stringify([entry])}::jsonb,
+            lease_until = NULL,
+            status = CASE WHEN ${delivered} THEN 'delivered' WHEN status = 'pending' THEN ${status} ELSE status END,
+            delivered_at = CASE WHEN ${delivered} THEN ${attemptedAt} ELSE delivered_at END,
+            next_attempt_at = CASE WHEN ${delivered} OR status = 'pending' THEN ${nextAttemptAt}::timestamptz
+              ELSE next_attempt_at END
+          WHERE id = ${job.id}`
+        return { delivered, httpStatus: sent.httpStatus, durationMs: sent.durationMs, error: sent.error, status }
+      }).pipe(Effect.withSpan("Deliveries.attempt", { attributes: { "webhook.event": job.event_type } }))
+
+    /** Claims up to `limit` due deliveries and attempts them concurrently; answers how many were claimed. */
+    const runDue = (limit: number) =>
+      Effect.gen(function*() {
+        const jobs = yield* claim(limit)
+        yield* Effect.forEach(jobs, attempt, { concurrency: "unbounded", discard: true })
+        return jobs.length
+      })
+
+    /** Endpoint 15: most recent first, deliveries of deactivated endpoints included (design §6.14). */
+    const list = (key: AuthenticatedKey, query: DeliveriesQuery) =>
+      Effect.gen(function*() {
+        const filters = [
+          sql`d.account_id = ${key.accountId}`,
+          sql`d.environment = ${key.environment}`,
+          ...(query.status === undefined ? [] : [sql`d.status = ${query.status}`]),
+          ...(query.event === undefined ? [] : [sql`d.event_type = ${query.event}`]),
+          ...(query.external_id === undefined ? [] : [sql`r.external_id = ${query.external_id}`])
+        ]
+        const rows = yield* sql<DeliveryRow>`
+          SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.last_http_status, d.last_error,
+            d.next_attempt_at, d.delivered_at, d.created_at, d.attempt_log
+          FROM webhook_deliveries d
+          ${query.external_id === undefined ? sql`` : sql`JOIN events ev ON ev.seq = d.event_seq
+            JOIN reservations r ON r.id = ev.reservation_id`}
+          WHERE ${sql.and(filters)}
+          ORDER BY d.seq DESC
+          LIMIT ${query.limit ?? Limits.deliveriesDefault}`
+        return { deliveries: rows.map(deliveryView) }
+      }).pipe(Effect.orDie)
+
+    const deliveryNotFound = (id: string) =>
+      new DeliveryNotFound({ message: `No delivery ${id} for this key.`, details: { id } })
+
+    /** Endpoint 16: the same row, pending again with a fresh retry cycle; `attempt_log` keeps the history. */
+    const redeliver = (key: AuthenticatedKey, id: string) =>
+      Effect.gen(function*() {
+        if (!isUuid(id)) return yield* deliveryNotFound(id)
+        const at = yield* nowDate
+        return yield* Effect.gen(function*() {
+          const [found] = yield* sql<{ endpoint_id: string; is_active: boolean }>`
+            SELECT d.endpoint_id, e.is_active FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+            WHERE d.id = ${id} AND d.account_id = ${key.accountId} AND d.environment = ${key.environment}
+            FOR UPDATE OF d`
+          if (found === undefined) return yield* deliveryNotFound(id)
+          if (!found.is_active) return yield* webhookNotFound(found.endpoint_id)
+          const [row] = yield* sql<{ id: string; event_id: string }>`
+            UPDATE webhook_deliveries
+            SET status = 'pending', cycle_attempts = 0, next_attempt_at = ${at}, delivered_at = NULL, lease_until = NULL
+            WHERE id = ${id}
+            RETURNING id, event_id`
+          // Wake the delivery loops at commit, as a new delivery does (the insert trigger covers only inserts).
+          yield* sql`SELECT pg_notify('webhook_deliveries', '1')`
+          return { ok: true, id: row!.id, event_id: row!.event_id, status: "pending" as const }
+        }).pipe(sql.withTransaction)
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /**
+     * Endpoint 14: a signed `ping` sent at once to that endpoint, whatever it subscribes to, attempted once and
+     * recorded in the history like any delivery (design §6.14). The row is created leased to this request, so
+     * no delivery loop sends it too; if this process dies before recording, the lease ends and a loop sends it.
+     */
+    const ping = (key: AuthenticatedKey, endpointId: string) =>
+      Effect.gen(function*() {
+        if (!isUuid(endpointId)) return yield* webhookNotFound(endpointId)
+        const now = yield* DateTime.now
+        const at = DateTime.toDateUtc(now)
+        const leaseUntil = DateTime.toDateUtc(DateTime.addDuration(now, DELIVERY_LEASE))
+        const eventId = newEventId()
+        const body = JSON.stringify({
+          id: eventId,
+          type: "ping",
+          created_at: at.toISOString(),
+          api_version: API_VERSION,
+          sandbox: key.environment === "test",
+          data: { endpoint_id: endpointId, message: "Test event from the Partner Reservation Registration Service." }
+        })
+        const job = yield* Effect.gen(function*() {
+          const [endpoint] = yield* sql<{ url: string; secret: string; include_guests: boolean }>`
+            SELECT url, secret, include_guests FROM webhook_endpoints
+            WHERE id = ${endpointId} AND account_id = ${key.accountId} AND environment = ${key.environment} AND is_active`
+          if (endpoint === undefined) return yield* webhookNotFound(endpointId)
+          const [event] = yield* sql<{ seq: string }>`
+            INSERT INTO events (id, account_id, environment, reservation_id, type, created_at, body)
+            VALUES (${eventId}, ${key.accountId}, ${key.environment}, NULL, 'ping', ${at}, ${body})
+            RETURNING seq`
+          const [delivery] = yield* sql<{ id: string }>`
+            INSERT INTO webhook_deliveries ${
+            sql.insert({
+              endpoint_id: endpointId,
+              event_seq: event!.seq,
+              event_id: eventId,
+              event_type: "ping",
+              account_id: key.accountId,
+              environment: key.environment,
+              status: "pending",
+              max_attempts: PING_MAX_ATTEMPTS,
+              next_attempt_at: at,
+              lease_until: leaseUntil,
+              created_at: at
+            })
+          } RETURNING id`
+          return {
+            id: delivery!.id,
+            event_id: eventId,
+            event_type: "ping",
+            cycle_attempts: 0,
+            max_attempts: PING_MAX_ATTEMPTS,
+            url: endpoint.url,
+            secret: endpoint.secret,
+            include_guests: endpoint.include_guests,
+            is_active: true,
+            body
+          } satisfies ClaimedDelivery
+        }).pipe(sql.withTransaction)
+        const outcome = yield* attempt(job)
+        return {
+          event_id: eventId,
+          delivered: outcome.delivered,
+          http_status: outcome.httpStatus,
+          duration_ms: outcome.durationMs,
+          error: outcome.error ?? ""
+        }
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /** When the next pending delivery becomes due (or its lease ends), if any. */
+    const nextDueAt = sql<{ at: Date | null }>`
+      SELECT min(GREATEST(next_attempt_at, COALESCE(lease_until, next_attempt_at))) AS at
+      FROM webhook_deliveries WHERE status = 'pending'`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.at)))
+
+    return { claim, attempt, runDue, list, redeliver, ping, nextDueAt } as const
+  })
+}) {}
+

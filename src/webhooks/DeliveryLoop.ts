@@ -1,0 +1,76 @@
+import { PgClient } from "@effect/sql-pg"
+import { DateTime, Duration, Effect, Layer, Option, Queue, Ref, Schedule, Stream } from "effect"
+import { Database } from "../db/Database.ts"
+import { Deliveries } from "./Deliveries.ts"
+
+/** Deliveries in flight per instance. */
+export const DELIVERY_CONCURRENCY = 32
+
+/**
+ * How long an idle loop sleeps at most before looking again. On PostgreSQL, `NOTIFY` wakes it as soon as a
+ * delivery commits, so this only covers a lost listen connection; the embedded database has no second
+ * connection to listen on (design §3), so there it polls.
+ */
+const BACKSTOP = { postgres: Duration.seconds(30), embedded: Duration.seconds(1) } as const
+
+/**
+ * The delivery loop (ROLE=worker|all; design §1, §7): claims due deliveries up to the free capacity, attempts
+ * each in its own fiber, and sleeps until woken — by `NOTIFY webhook_deliveries` (a new or redelivered row),
+ * by a finished attempt when it was at capacity, or by the time the next retry falls due.
+ */
+export const layer = Layer.scopedDiscard(Effect.gen(function*() {
+  const deliveries = yield* Deliveries
+  const database = yield* Database
+  const wake = yield* Queue.sliding<void>(1)
+  const inFlight = yield* Ref.make(0)
+  const backstop = BACKSTOP[database.mode === "embedded" ? "embedded" : "postgres"]
+
+  if (database.mode !== "embedded") {
+    const pg = yield* PgClient.PgClient
+    yield* pg.listen("webhook_deliveries").pipe(
+      Stream.runForEach(() => wake.offer(undefined)),
+      Effect.tapErrorCause((cause) => Effect.logWarning("webhook LISTEN failed; retrying", cause)),
+      Effect.retry(Schedule.spaced("5 seconds")),
+      Effect.forkScoped
+    )
+  }
+
+  const finished = Ref.update(inFlight, (n) => n - 1).pipe(Effect.zipRight(wake.offer(undefined)))
+
+  /** One round: claims what fits and starts it; answers whether more may be waiting right now. */
+  const round = Effect.gen(function*() {
+    const free = DELIVERY_CONCURRENCY - (yield* Ref.get(inFlight))
+    if (free <= 0) return false
+    const jobs = yield* deliveries.claim(free)
+    yield* Ref.update(inFlight, (n) => n + jobs.length)
+    for (const job of jobs) {
+      yield* deliveries.attempt(job).pipe(
+        Effect.catchAllCause((cause) => Effect.logError("webhook delivery attempt failed", cause)),
+        Effect.ensuring(finished),
+        Effect.forkScoped
+      )
+    }
+    return jobs.length === free
+  })
+
+  /** How long to sleep: until the next delivery falls due, at most the backstop. */
+  const idleFor = Effect.gen(function*() {
+    const next = yield* deliveries.nextDueAt
+    if (Option.isNone(next)) return backstop
+    const wait = next.value.getTime() - (yield* DateTime.now).epochMillis
+    return Duration.clamp(Duration.millis(Math.max(wait, 0)), { minimum: Duration.millis(5), maximum: backstop })
+  })
+
+  const loop = Effect.gen(function*() {
+    const more = yield* round
+    if (more) return
+    const sleep = yield* idleFor
+    yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(sleep))
+  }).pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.logWarning("webhook delivery loop round failed", cause).pipe(Effect.zipRight(Effect.sleep(backstop)))
+    ),
+    Effect.forever
+  )
+  yield* Effect.forkScoped(loop)
+}))
