@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { colombian, foreigner } from "../support/guests.ts"
+import { verifyWebhook } from "../../docs/examples/verify-webhook.ts"
 import { bodyOf, type Receiver, startReceiver, verifyReceived } from "../support/receiver.ts"
 
 /**
@@ -354,6 +355,10 @@ describe("event delivery", () => {
     for (const request of [...toAll, ...toCompleted, ...toTra]) {
       const secret = [all, completedOnly, traOnly].find((e) => e.path === request.path)!.secret
       expect(verifyReceived(request, secret)).toBe(true)
+      // The receiver guide's example (docs/webhooks.md) accepts real deliveries, and only with the right secret.
+      expect(verifyWebhook(request.headers, request.body, secret)).toMatchObject({ ok: true })
+      expect(verifyWebhook(request.headers, request.body, live.secret)).toMatchObject({ ok: false })
+      expect(verifyWebhook(request.headers, `${request.body} `, secret)).toMatchObject({ ok: false })
       const body = bodyOf<{ id: string; type: string }>(request)
       expect(request.headers["x-service-event-id"]).toBe(body.id)
       expect(request.headers["x-service-event"]).toBe(body.type)
