@@ -1,7 +1,8 @@
 import { PgClient } from "@effect/sql-pg"
-import { DateTime, Duration, Effect, Layer, Option, Queue, Ref, Schedule, Stream } from "effect"
+import { DateTime, Duration, Effect, ExecutionStrategy, Exit, Layer, Option, Queue, Ref, Schedule, Scope, Stream } from "effect"
 import { Database } from "../db/Database.ts"
 import { Deliveries } from "./Deliveries.ts"
+import { DELIVERY_TIMEOUT } from "./RetryPolicy.ts"
 
 /** Deliveries in flight per instance. */
 export const DELIVERY_CONCURRENCY = 32
@@ -37,6 +38,20 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
 
   const finished = Ref.update(inFlight, (n) => n - 1).pipe(Effect.zipRight(wake.offer(undefined)))
 
+  // Attempts run in their own scope. On shutdown the loop stops first (its fiber is forked after this
+  // finalizer, so it is interrupted before it runs); then attempts in flight get up to one delivery timeout
+  // to finish and be recorded, so a restart does not send them again; whatever is left is interrupted and
+  // its lease lets another instance take it over.
+  const attempts = yield* Scope.make(ExecutionStrategy.parallel)
+  yield* Effect.addFinalizer(() =>
+    Ref.get(inFlight).pipe(
+      Effect.repeat({ until: (n) => n === 0, schedule: Schedule.spaced("50 millis") }),
+      Effect.timeout(Duration.sum(DELIVERY_TIMEOUT, Duration.seconds(1))),
+      Effect.ignore,
+      Effect.zipRight(Scope.close(attempts, Exit.void))
+    )
+  )
+
   /** One round: claims what fits and starts it; answers whether more may be waiting right now. */
   const round = Effect.gen(function*() {
     const free = DELIVERY_CONCURRENCY - (yield* Ref.get(inFlight))
@@ -47,7 +62,7 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
       yield* deliveries.attempt(job).pipe(
         Effect.catchAllCause((cause) => Effect.logError("webhook delivery attempt failed", cause)),
         Effect.ensuring(finished),
-        Effect.forkScoped
+        Effect.forkIn(attempts)
       )
     }
     return jobs.length === free

@@ -96,6 +96,25 @@ describe("delivery across processes (design §7)", () => {
     expect(row).toEqual({ status: "delivered", attempts: 1 })
   }, 60_000)
 
+  test("SIGTERM mid-delivery: the attempt in flight finishes and is recorded before the process exits", async () => {
+    const only = await start("all")
+    const account = await seedAccount({ ...only, adminToken: ADMIN_TOKEN, dataDir: "", env: {}, stop: async () => {} })
+    receiver.on("/graceful", { status: 200, delayMs: 1_500 })
+    const hook = await call(only, "POST", "/api/partners/webhooks", {
+      key: account.testKey,
+      json: { url: `${receiver.url}/graceful`, events: ["reservation.created"] }
+    })
+    expect(hook.status).toBe(201)
+    await reservation(only.baseUrl, account.testKey, account.testProperties[0]!.property_id, "GRACEFUL-1")
+    const [request] = await receiver.waitForCount(1, (r) => r.path === "/graceful")
+    expect(await only.service.stop()).toBe(0)
+    const [row] = await db.query<{ status: string; attempts: number; lease_until: Date | null }>(
+      "SELECT status, attempts, lease_until FROM webhook_deliveries WHERE event_id = $1",
+      [request!.headers["x-service-event-id"]]
+    )
+    expect(row).toEqual({ status: "delivered", attempts: 1, lease_until: null })
+  }, 30_000)
+
   test("three instances deliver 60 events exactly once each", async () => {
     const instances = [await start("all"), await start("all"), await start("all")]
     const account = await seedAccount({ ...instances[0]!, adminToken: ADMIN_TOKEN, dataDir: "", env: {}, stop: async () => {} })
