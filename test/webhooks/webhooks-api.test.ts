@@ -320,6 +320,20 @@ describe("endpoint 14: test ping", () => {
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 429])
     expect((await hooks(c.testKey).update(e.id, { include_guests: true })).status).toBe(200)
   })
+
+  test("buckets (design §6.15): listings are reads, management is writes, the test event its own", async () => {
+    const d = await seedAccount(app, "Hotelera Buckets")
+    const e = await endpoint(d.testKey)
+    const limitOf = async (res: Promise<{ status: number; headers: Headers }>) => (await res).headers.get("x-ratelimit-limit")
+    expect(await limitOf(hooks(d.testKey).list())).toBe("120")
+    expect(await limitOf(hooks(d.testKey).deliveries())).toBe("120")
+    expect(await limitOf(hooks(d.testKey).update(e.id, {}))).toBe("60")
+    expect(await limitOf(hooks(d.testKey).rotate(e.id))).toBe("60")
+    expect(await limitOf(hooks(d.testKey).test(e.id))).toBe("10")
+    const history = await hooks(d.testKey).deliveries()
+    expect(await limitOf(hooks(d.testKey).redeliver(history.body.deliveries[0].id))).toBe("60")
+    expect(await limitOf(hooks(d.testKey).remove(e.id))).toBe("60")
+  })
 })
 
 describe("event delivery", () => {
