@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { LifecycleEvent } from "../reservations/Lifecycle.ts"
 import { StoredString } from "../shared/StoredString.ts"
 
 /**
@@ -15,20 +16,8 @@ export const Limits = {
   url: 2048
 } as const
 
-export const EVENT_TYPES = [
-  "*",
-  "reservation.created",
-  "reservation.updated",
-  "reservation.cancelled",
-  "registration.updated",
-  "registration.completed",
-  "contract.signed",
-  "tra.reported",
-  "tra.failed",
-  "sire.reported",
-  "sire.failed",
-  "ping"
-] as const
+/** The spec's EventType: every lifecycle event, `*` (all) and `ping` (endpoint 14). */
+export const EVENT_TYPES = ["*", ...LifecycleEvent.literals, "ping"] as const
 
 export const EventType = Schema.Literal(...EVENT_TYPES).annotations({ identifier: "EventType" })
 export type EventType = typeof EventType.Type

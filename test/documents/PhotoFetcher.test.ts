@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { ConfigProvider, Effect, Layer, ManagedRuntime, TestClock, TestContext } from "effect"
-import * as AppConfig from "../../src/config/AppConfig.ts"
-import * as Database from "../../src/db/Database.ts"
+import { Effect, Layer, type ManagedRuntime, TestClock, TestContext } from "effect"
 import * as DocumentStore from "../../src/documents/DocumentStore.ts"
 import { PhotoFetcher } from "../../src/documents/PhotoFetcher.ts"
-import { Resolver, SafeHttp } from "../../src/net/SafeHttp.ts"
 import { call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
-import { colombian } from "../support/guests.ts"
+import { colombian, registrationBody } from "../support/guests.ts"
 import { JPEG, type PhotoServer, startPhotoServer } from "../support/photos.ts"
+import { serviceRuntime } from "../support/services.ts"
 
 /**
  * The fetcher's retry schedule and lease, driven by `TestClock`. The app runs with ROLE=api (no background
@@ -25,19 +23,7 @@ beforeAll(async () => {
   db = await freshDatabase()
   app = await startApp({ DATABASE_URL: db.url, ROLE: "api", WEBHOOK_ALLOW_PRIVATE_URLS: "true" })
   account = await seedAccount(app)
-  const config = AppConfig.layer.pipe(
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["DATABASE_URL", db.url], ["DATA_DIR", app.dataDir]]))))
-  )
-  fetcher = ManagedRuntime.make(
-    PhotoFetcher.Default.pipe(
-      Layer.provide([
-        SafeHttp.layer({ policy: { allowPrivate: true } }).pipe(Layer.provide(Resolver.system)),
-        DocumentStore.filesystem
-      ]),
-      Layer.provide(Database.layer),
-      Layer.provide(config)
-    )
-  )
+  fetcher = serviceRuntime(app, PhotoFetcher.Default.pipe(Layer.provide(DocumentStore.filesystem)))
 })
 
 afterAll(async () => {
@@ -49,23 +35,12 @@ afterAll(async () => {
 
 let documentNumber = 80000000
 const submitWithFront = async (path: string) => {
-  const externalId = `PF-${Math.random().toString(36).slice(2, 10)}`
-  const response = await call(app, "POST", "/api/partners/registrations", {
-    key: account.testKey,
-    json: {
-      external_id: externalId,
-      property_id: account.testProperties[1]!.property_id,
-      check_in: "2026-12-20",
-      check_out: "2026-12-23",
-      guest_name: "Ana Pérez",
-      guests_count: 1,
-      motivo: "Trabajo",
-      tipo_acomodacion: "Habitación",
-      guests: [colombian({ numero_documento: String(documentNumber++), doc_photo_front_url: `${photos.url}${path}` })]
-    }
-  })
+  const body = registrationBody(account.testProperties[1]!.property_id, [
+    colombian({ numero_documento: String(documentNumber++), doc_photo_front_url: `${photos.url}${path}` })
+  ])
+  const response = await call(app, "POST", "/api/partners/registrations", { key: account.testKey, json: body })
   expect(response.status).toBe(201)
-  return externalId
+  return body.external_id as string
 }
 
 const jobOf = async (externalId: string) => {

@@ -3,7 +3,7 @@ import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import { call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
-import { colombian, foreigner } from "../support/guests.ts"
+import { colombian, foreigner, registrationBody } from "../support/guests.ts"
 import { JPEG, PDF, type PhotoServer, PNG, startPhotoServer } from "../support/photos.ts"
 
 /**
@@ -38,23 +38,10 @@ const guest = (front?: string, back?: string) =>
   })
 
 const submit = async (guests: Array<Record<string, unknown>>) => {
-  const externalId = `PH-${Math.random().toString(36).slice(2, 10)}`
-  const response = await call(app, "POST", "/api/partners/registrations", {
-    key: account.testKey,
-    json: {
-      external_id: externalId,
-      property_id: account.testProperties[1]!.property_id,
-      check_in: "2026-12-20",
-      check_out: "2026-12-23",
-      guest_name: "Ana Pérez",
-      guests_count: guests.length,
-      motivo: "Vacaciones, recreo y ocio",
-      tipo_acomodacion: "Habitación",
-      guests
-    }
-  })
+  const body = registrationBody(account.testProperties[1]!.property_id, guests)
+  const response = await call(app, "POST", "/api/partners/registrations", { key: account.testKey, json: body })
   expect(response.status).toBe(201)
-  return externalId
+  return body.external_id as string
 }
 
 const guestsOf = async (externalId: string) => {

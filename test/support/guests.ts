@@ -30,3 +30,31 @@ export const foreigner = (overrides: Record<string, unknown> = {}): Record<strin
   doc_photo_back_url: "https://photos.example.com/back.jpg",
   ...overrides
 })
+
+let sequence = 0
+/** A unique external_id for a test reservation. */
+export const externalId = (prefix = "T") => `${prefix}-${Date.now().toString(36)}-${++sequence}`
+
+/** An endpoint-3 body (CreateReservation) on `propertyId`: three nights, two guests. */
+export const reservationBody = (propertyId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+  external_id: externalId("R"),
+  property_id: propertyId,
+  check_in: "2026-12-20",
+  check_out: "2026-12-23",
+  guest_name: "Ana Pérez",
+  guests_count: 2,
+  ...overrides
+})
+
+/** An endpoint-7 body (SubmitRegistration) on `propertyId` with `guests` (guests_count follows them). */
+export const registrationBody = (
+  propertyId: string,
+  guests: ReadonlyArray<Record<string, unknown>>,
+  overrides: Record<string, unknown> = {}
+): Record<string, unknown> => ({
+  ...reservationBody(propertyId, { external_id: externalId("G"), guests_count: guests.length }),
+  motivo: "Vacaciones, recreo y ocio",
+  tipo_acomodacion: "Habitación",
+  guests,
+  ...overrides
+})

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { ConfigProvider, Effect, Layer, ManagedRuntime, TestClock, TestContext } from "effect"
-import * as AppConfig from "../../src/config/AppConfig.ts"
-import * as Database from "../../src/db/Database.ts"
-import { Resolver, SafeHttp } from "../../src/net/SafeHttp.ts"
+import { Effect, type ManagedRuntime, TestClock, TestContext } from "effect"
 import { Deliveries } from "../../src/webhooks/Deliveries.ts"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { type Receiver, startReceiver, verifyReceived } from "../support/receiver.ts"
+import { reservationBody } from "../support/guests.ts"
+import { serviceRuntime } from "../support/services.ts"
 
 /**
  * The retry cycle of design §6.14 on a `TestClock`: the app runs with ROLE=api (no delivery loop), so only
@@ -24,16 +23,7 @@ beforeAll(async () => {
   app = await startApp({ DATABASE_URL: db.url, ROLE: "api", WEBHOOK_ALLOW_PRIVATE_URLS: "true" })
   account = await seedAccount(app)
   await admin(app, (c) => c.SetLimits({ account_id: account.accountId, writes: 10_000 }))
-  const config = AppConfig.layer.pipe(
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["DATABASE_URL", db.url], ["DATA_DIR", app.dataDir]]))))
-  )
-  runtime = ManagedRuntime.make(
-    Deliveries.Default.pipe(
-      Layer.provide(SafeHttp.layer({ policy: { allowPrivate: true } }).pipe(Layer.provide(Resolver.system))),
-      Layer.provide(Database.layer),
-      Layer.provide(config)
-    )
-  )
+  runtime = serviceRuntime(app, Deliveries.Default)
 })
 
 afterAll(async () => {
@@ -65,14 +55,7 @@ const endpointAnswering = async (answer: Parameters<Receiver["on"]>[1]) => {
 const oneEvent = async (endpointId: string) => {
   const res = await call(app, "POST", "/api/partners/reservations", {
     key: account.testKey,
-    json: {
-      external_id: `RT-${++counter}`,
-      property_id: account.testProperties[0]!.property_id,
-      check_in: "2026-12-20",
-      check_out: "2026-12-23",
-      guest_name: "Ana Pérez",
-      guests_count: 1
-    }
+    json: reservationBody(account.testProperties[0]!.property_id)
   })
   expect(res.status).toBe(201)
   const [row] = await db.query<{ id: string }>("SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY seq DESC LIMIT 1", [

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
-import { colombian, foreigner } from "../support/guests.ts"
+import { colombian, foreigner, registrationBody, reservationBody } from "../support/guests.ts"
 import { verifyWebhook } from "../../docs/examples/verify-webhook.ts"
 import { bodyOf, type Receiver, startReceiver, verifyReceived } from "../support/receiver.ts"
 
@@ -61,19 +61,8 @@ const clearEndpoints = async (key: string) => {
   for (const e of list.body.endpoints) await hooks(key).remove(e.id)
 }
 
-const createReservation = (key: string, property: string, overrides: Record<string, unknown> = {}) =>
-  call(app, "POST", "/api/partners/reservations", {
-    key,
-    json: {
-      external_id: `W-${Math.random().toString(36).slice(2, 10)}`,
-      property_id: property,
-      check_in: "2026-12-20",
-      check_out: "2026-12-23",
-      guest_name: "Ana Pérez",
-      guests_count: 2,
-      ...overrides
-    }
-  })
+const createReservation = (key: string, property: string) =>
+  call(app, "POST", "/api/partners/reservations", { key, json: reservationBody(property) })
 
 const storedEvents = (reservationId: string) =>
   db.query<{ id: string; type: string; body: string }>(
@@ -346,17 +335,7 @@ describe("event delivery", () => {
     const live = await endpoint(a.liveKey) // the other environment: gets nothing
     const submitted = await call(app, "POST", "/api/partners/registrations", {
       key: a.testKey,
-      json: {
-        external_id: `WR-${Math.random().toString(36).slice(2, 10)}`,
-        property_id: a.testProperties[0]!.property_id,
-        check_in: "2026-12-20",
-        check_out: "2026-12-23",
-        guest_name: "Ana Pérez",
-        guests_count: 2,
-        motivo: "Vacaciones, recreo y ocio",
-        tipo_acomodacion: "Habitación",
-        guests: [colombian(), foreigner()]
-      }
+      json: registrationBody(a.testProperties[0]!.property_id, [colombian(), foreigner()])
     })
     expect(submitted.status).toBe(201)
     const events = await storedEvents(submitted.body.reservation_id)

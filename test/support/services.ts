@@ -1,0 +1,29 @@
+import { ConfigProvider, Layer, ManagedRuntime } from "effect"
+import * as AppConfig from "../../src/config/AppConfig.ts"
+import * as Database from "../../src/db/Database.ts"
+import { Resolver, SafeHttp } from "../../src/net/SafeHttp.ts"
+import type { RunningApp } from "./app.ts"
+
+/**
+ * A runtime holding one background service (`layer`) on the same database and data directory as `app`,
+ * with what such services need: the database, `AppConfig`, and outbound HTTP with private addresses allowed
+ * (the fakes listen on 127.0.0.1). Tests drive it round by round, on a `TestClock`, while the app runs with
+ * ROLE=api so that no loop of its own competes.
+ */
+export const serviceRuntime = <A, E>(
+  app: Pick<RunningApp, "dataDir" | "env">,
+  layer: Layer.Layer<A, E, any>
+): ManagedRuntime.ManagedRuntime<A, unknown> => {
+  const config = AppConfig.layer.pipe(
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
+      new Map([["DATABASE_URL", app.env.DATABASE_URL ?? ""], ["DATA_DIR", app.dataDir]])
+    )))
+  )
+  return ManagedRuntime.make(
+    (layer as Layer.Layer<A, E, never>).pipe(
+      Layer.provide(SafeHttp.layer({ policy: { allowPrivate: true } }).pipe(Layer.provide(Resolver.system))),
+      Layer.provide(Database.layer),
+      Layer.provide(config)
+    )
+  )
+}
