@@ -1,0 +1,65 @@
+/**
+ * The statement of `Outbox.enqueue` (src/webhooks/Outbox.ts) for `rows` events, as @effect/sql-pg compiles it
+ * (`sql.insert(rows)` → quoted column list, one `($1,…)` tuple per row; the parameters in the same order), and
+ * the event bodies, made from one real `reservation.created` body with a fresh `evt_` id and `created_at`.
+ * Shared by seed.ts (batches) and driver.ts (one event per transaction).
+ */
+import { randomBytes } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { MAX_ATTEMPTS } from "../../src/webhooks/RetryPolicy.ts"
+
+const COLUMNS = ["id", "account_id", "environment", "reservation_id", "type", "created_at", "body"] as const
+
+export const enqueueSql = (rows: number): string => {
+  const tuples: Array<string> = []
+  let n = 0
+  for (let r = 0; r < rows; r++) tuples.push(`(${COLUMNS.map(() => `$${++n}`).join(",")})`)
+  const p = (k: number) => `$${n + k}`
+  return `
+          WITH ev AS (INSERT INTO events (${COLUMNS.map((c) => `"${c}"`).join(",")}) VALUES ${tuples.join(",")} RETURNING seq, id, type)
+          INSERT INTO webhook_deliveries
+            (endpoint_id, event_seq, event_id, event_type, account_id, environment, status, max_attempts,
+             next_attempt_at, created_at)
+          SELECT e.id, ev.seq, ev.id, ev.type, e.account_id, e.environment, 'pending', ${p(1)}, ${p(2)},
+            ${p(3)}
+          FROM ev JOIN webhook_endpoints e
+            ON e.account_id = ${p(4)} AND e.environment = ${p(5)} AND e.is_active
+            AND (e.events ? '*' OR e.events ? ev.type)
+          ORDER BY ev.seq, e.id`
+}
+
+export interface Target {
+  readonly accountId: string
+  readonly environment: string
+  readonly reservationId: string
+  /** A stored `reservation.created` body (JSON text), used as the template of every event. */
+  readonly template: string
+}
+
+export const newEventId = () => `evt_${randomBytes(16).toString("hex")}`
+
+/** Parameters of `enqueueSql(ids.length)`; every event of one statement shares `createdAt`, as in enqueue. */
+export const enqueueParams = (target: Target, ids: ReadonlyArray<string>, createdAt: Date): Array<unknown> => {
+  const template = JSON.parse(target.template) as Record<string, unknown>
+  const values: Array<unknown> = []
+  for (const id of ids) {
+    const body = JSON.stringify({ ...template, id, created_at: createdAt.toISOString() })
+    values.push(id, target.accountId, target.environment, target.reservationId, template.type, createdAt, body)
+  }
+  values.push(MAX_ATTEMPTS, createdAt, createdAt, target.accountId, target.environment)
+  return values
+}
+
+export const targetFromEnv = (): Target => {
+  const need = (name: string) => {
+    const v = process.env[name]
+    if (!v) throw new Error(`${name} is required`)
+    return v
+  }
+  return {
+    accountId: need("ACCOUNT_ID"),
+    environment: need("ENVIRONMENT"),
+    reservationId: need("RESERVATION_ID"),
+    template: readFileSync(need("TEMPLATE_FILE"), "utf8")
+  }
+}
