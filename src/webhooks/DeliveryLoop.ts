@@ -79,7 +79,10 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   const loop = Effect.gen(function*() {
     const more = yield* round
     if (more) return
-    const sleep = yield* idleFor
+    // At capacity, the next finished attempt wakes the loop: no need to ask the table when the next row is due
+    // (that aggregate is the costliest statement of a backlog; docs/performance.md).
+    const full = (yield* Ref.get(inFlight)) >= DELIVERY_CONCURRENCY
+    const sleep = full ? backstop : yield* idleFor
     yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(sleep))
   }).pipe(
     Effect.catchAllCause((cause) =>
