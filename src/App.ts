@@ -1,6 +1,6 @@
 import { FetchHttpClient, HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Accounts } from "./accounts/Accounts.ts"
 import { Sandbox } from "./accounts/Sandbox.ts"
 import * as AdminHandlers from "./admin/AdminHandlers.ts"
@@ -15,6 +15,11 @@ import * as ErrorMiddleware from "./http/ErrorMiddleware.ts"
 import { PartnerApi, WorkerApi } from "./http/PartnerApi.ts"
 import { Properties } from "./properties/Properties.ts"
 import { PropertiesLive } from "./properties/Http.ts"
+import { Reference } from "./compliance/Reference.ts"
+import * as ReportRunsModule from "./compliance/ReportRuns.ts"
+import { SireGateway } from "./compliance/SireGateway.ts"
+import * as SireGatewayModule from "./compliance/SireGateway.ts"
+import * as TraClient from "./compliance/TraClient.ts"
 import * as DocumentStore from "./documents/DocumentStore.ts"
 import * as PhotoFetcher from "./documents/PhotoFetcher.ts"
 import { Resolver, SafeHttp } from "./net/SafeHttp.ts"
@@ -55,6 +60,25 @@ const OutboundLayer = Layer.unwrapEffect(Effect.gen(function*() {
   return SafeHttp.layer({ policy: { allowPrivate: allowPrivateUrls } })
 })).pipe(Layer.provide(Resolver.system))
 
+/**
+ * The authority clients (design §6.10, §6.13): the TRA web service and, with SIRE_MODE=gateway, the SIRE
+ * gateway; in manual mode no SIRE call is ever made (files are kept for an operator).
+ */
+const AuthorityClients = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+  Layer.mergeAll(
+    TraClient.layer({ baseUrl: config.traBaseUrl, concurrency: config.traConcurrency }),
+    Option.match(config.sireGatewayUrl, {
+      onNone: () =>
+        Layer.succeed(SireGateway, { submit: () => Effect.dieMessage("SIRE_MODE=manual: no SIRE gateway is configured") }),
+      onSome: (url) => SireGatewayModule.layer({ url, token: config.sireGatewayToken })
+    })
+  )
+)).pipe(Layer.provide(FetchHttpClient.layer))
+
+const ReportRunsLayer = ReportRunsModule.ReportRuns.Default.pipe(
+  Layer.provide([AuthorityClients, Reference.default, Outbox.Default, ReservationsLayer])
+)
+
 // One SafeHttp shared by the API (URL checks, test pings) and the loops.
 const DeliveriesLayer = Deliveries.Default.pipe(Layer.provide(OutboundLayer))
 
@@ -68,7 +92,8 @@ const Services = Layer.mergeAll(
   Modifications.DefaultWithoutDependencies.pipe(Layer.provide([ReservationsLayer, Outbox.Default])),
   WebhookEndpoints.Default.pipe(Layer.provide(OutboundLayer)),
   DeliveriesLayer,
-  OutboundLayer
+  OutboundLayer,
+  ReportRunsLayer
 )
 
 const nonApiRoutes = [
@@ -107,11 +132,12 @@ const WorkerHttp = HttpApiBuilder.serve().pipe(
   HttpMiddleware.withTracerDisabledWhen(() => true)
 )
 
-/** Background loops; each later loop (reports, webhook deliveries) is added here. */
+/** Background loops (ROLE=worker|all): heartbeat, document photos, webhook deliveries, report runs. */
 const Workers = Layer.mergeAll(
   Heartbeat.layer,
   PhotoFetcher.loop.pipe(Layer.provide(PhotoFetcher.PhotoFetcher.Default), Layer.provide(DocumentStore.filesystem)),
-  DeliveryLoop.layer
+  DeliveryLoop.layer,
+  ReportRunsModule.loop
 )
 
 /**

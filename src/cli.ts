@@ -218,12 +218,31 @@ const propertiesUpdate = Command.make(
       withAdmin((client) => client.UpdateProperty({ property_id: o.property, name: value(o.name), ...settings })))
 )
 
+const reportsRun = Command.make(
+  "run",
+  { date: optionalText("date").pipe(Options.withDescription("Bogotá date YYYY-MM-DD (default today)")) },
+  (o) => withAdmin((client) => client.RunReports({ date: value(o.date) }))
+)
+
+const sireFiles = Command.make(
+  "files",
+  { property: optionalText("property") },
+  (o) => withAdmin((client) => client.SireFiles({ property_id: value(o.property) }))
+)
+const sireConfirm = Command.make(
+  "confirm",
+  { file: Options.text("file") },
+  (o) => withAdmin((client) => client.ConfirmSireFile({ file_id: o.file }))
+)
+
 const cli = root.pipe(Command.withSubcommands([
   migrate,
   Command.make("accounts").pipe(Command.withSubcommands([accountsCreate, accountsLimits])),
   Command.make("sandbox").pipe(Command.withSubcommands([sandboxCreate])),
   Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysRevoke, keysList])),
-  Command.make("properties").pipe(Command.withSubcommands([propertiesCreate, propertiesUpdate]))
+  Command.make("properties").pipe(Command.withSubcommands([propertiesCreate, propertiesUpdate])),
+  Command.make("reports").pipe(Command.withSubcommands([reportsRun])),
+  Command.make("sire").pipe(Command.withSubcommands([sireFiles, sireConfirm]))
 ]))
 
 const run = Command.run(cli, { name: "partner-registration cli", version: "0.1.0" })

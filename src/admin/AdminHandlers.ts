@@ -1,10 +1,11 @@
 import { RpcSerialization, RpcServer } from "@effect/rpc"
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { Accounts } from "../accounts/Accounts.ts"
 import { Sandbox } from "../accounts/Sandbox.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
+import { ReportRuns } from "../compliance/ReportRuns.ts"
 import { Properties } from "../properties/Properties.ts"
 import { AdminError } from "./AdminError.ts"
 import { AdminAuth, AdminRpcs } from "./AdminRpcs.ts"
@@ -29,6 +30,9 @@ const HandlersLive = AdminRpcs.toLayer(Effect.gen(function*() {
   const keys = yield* ApiKeys
   const properties = yield* Properties
   const sandbox = yield* Sandbox
+  const reports = yield* ReportRuns
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+  const fileNotFound = (id: string) => new AdminError({ message: `no SIRE file ${id} waiting for confirmation`, code: "file_not_found" })
   return {
     CreateAccount: (input) => accounts.create(input),
     SetLimits: ({ account_id, reset, ...limits }) => accounts.setLimits(account_id, reset ? "reset" : limits),
@@ -37,7 +41,25 @@ const HandlersLive = AdminRpcs.toLayer(Effect.gen(function*() {
     RevokeKey: ({ key_id }) => keys.revoke(key_id),
     ListKeys: ({ account_id }) => keys.list(account_id),
     CreateProperty: ({ account_id, ...settings }) => properties.create(account_id, settings),
-    UpdateProperty: ({ property_id, ...settings }) => properties.update(property_id, settings)
+    UpdateProperty: ({ property_id, ...settings }) => properties.update(property_id, settings),
+    RunReports: ({ date }) =>
+      Effect.map(reports.run({ date, force: true }), ({ date, reservations, tra, sire }) => ({
+        date,
+        reservations,
+        tra,
+        sire: { sent: sire.sent, accepted: sire.accepted, rejected: sire.rejected }
+      })),
+    SireFiles: ({ property_id }) =>
+      property_id !== undefined && !UUID.test(property_id)
+        ? Effect.succeed({ files: [] })
+        : reports.files(property_id),
+    ConfirmSireFile: ({ file_id }) =>
+      UUID.test(file_id)
+        ? Effect.flatMap(reports.confirm(file_id), Option.match({
+          onNone: () => Effect.fail(fileNotFound(file_id)),
+          onSome: Effect.succeed
+        }))
+        : Effect.fail(fileNotFound(file_id))
   }
 }))
 

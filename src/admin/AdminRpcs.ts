@@ -38,6 +38,24 @@ const KeyListing = Schema.Struct({
   revoked_at: Schema.NullOr(Schema.String)
 })
 
+const Counts = Schema.Struct({ sent: Schema.Int, accepted: Schema.Int, rejected: Schema.Int })
+
+const IsoDate = Schema.String.pipe(
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "must be a date YYYY-MM-DD" }),
+  Schema.filter((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
+    new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), { message: () => "must be a real date" })
+)
+
+const SireFile = Schema.Struct({
+  file_id: Schema.String,
+  property_id: Schema.String,
+  name: Schema.String,
+  created_at: Schema.String,
+  lines: Schema.Int,
+  status: Schema.String,
+  content: Schema.String
+})
+
 /** The admin RPC served at `/rpc/admin`; `src/cli.ts` is its client. */
 export class AdminRpcs extends RpcGroup.make(
   Rpc.make("CreateAccount", {
@@ -87,6 +105,22 @@ export class AdminRpcs extends RpcGroup.make(
   Rpc.make("UpdateProperty", {
     payload: { property_id: Schema.String, ...PropertySettings },
     success: AdminProperty,
+    error: AdminError
+  }),
+  // Design §4/§6.8: a report run now, for everything due on or before `date` (Bogotá), backoff waits included.
+  Rpc.make("RunReports", {
+    payload: { date: Schema.optional(IsoDate) },
+    success: Schema.Struct({ date: Schema.String, reservations: Schema.Int, tra: Counts, sire: Counts }),
+    error: AdminError
+  }),
+  Rpc.make("SireFiles", {
+    payload: { property_id: Schema.optional(Schema.String) },
+    success: Schema.Struct({ files: Schema.Array(SireFile) }),
+    error: AdminError
+  }),
+  Rpc.make("ConfirmSireFile", {
+    payload: { file_id: Schema.String },
+    success: Schema.Struct({ file_id: Schema.String, status: Schema.String }),
     error: AdminError
   })
 ).middleware(AdminAuth) {}

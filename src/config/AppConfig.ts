@@ -1,9 +1,12 @@
-import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 
 /** Design §4: `TRM_URL`'s default. */
 export const DEFAULT_TRM_URL = "https://www.datos.gov.co/resource/32sa-8pi3.json"
 
 export type Role = "all" | "api" | "worker"
+
+/** Design §4: `TRA_BASE_URL`'s default, the MinCIT PMS web service (domain notes §1.2). */
+export const DEFAULT_TRA_BASE_URL = "https://pms.mincit.gov.co"
 
 /**
  * The process configuration, read once from the environment (design §4). Business code reads this service,
@@ -29,6 +32,16 @@ export interface AppConfigShape {
    * development and tests only (design §4, §7).
    */
   readonly allowPrivateUrls: boolean
+  /** The MinCIT PMS web service (`/one/`, `/two/` under it). */
+  readonly traBaseUrl: string
+  /** Requests in flight to the TRA at most, per instance. */
+  readonly traConcurrency: number
+  /** How SIRE files leave: kept for an operator (`manual`) or posted to a gateway (design §6.13). */
+  readonly sireMode: "manual" | "gateway"
+  readonly sireGatewayUrl: Option.Option<string>
+  readonly sireGatewayToken: Option.Option<Redacted.Redacted>
+  /** Interval of the periodic report run. */
+  readonly reportsEvery: Duration.Duration
 }
 
 export class AppConfig extends Context.Tag("config/AppConfig")<AppConfig, AppConfigShape>() {}
@@ -48,6 +61,19 @@ const optionalChoice = <const A extends string>(name: string, values: ReadonlyAr
     })
   )
 
+/** An http(s) URL setting; empty means the default (`fallback`), or unset when there is none. */
+const httpUrl = (name: string) =>
+  Config.string(name).pipe(
+    Config.option,
+    Config.mapOrFail((value) => {
+      const set = Option.filter(Option.map(value, (v) => v.trim()), (v) => v !== "")
+      if (Option.isNone(set)) return Either.right(Option.none<string>())
+      return URL.canParse(set.value) && /^https?:$/.test(new URL(set.value).protocol)
+        ? Either.right(set)
+        : Either.left(ConfigError.InvalidData([name], `expected an http(s) URL, got ${JSON.stringify(set.value)}`))
+    })
+  )
+
 const config = Config.all({
   port: Config.integer("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
@@ -60,6 +86,15 @@ const config = Config.all({
   logLevel: Config.string("LOG_LEVEL").pipe(Config.withDefault("Info")),
   logFormat: optionalChoice("LOG_FORMAT", ["pretty", "json"]),
   dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
+  traBaseUrl: httpUrl("TRA_BASE_URL").pipe(Config.map(Option.getOrElse(() => DEFAULT_TRA_BASE_URL))),
+  traConcurrency: Config.integer("TRA_CONCURRENCY").pipe(
+    Config.withDefault(4),
+    Config.validate({ message: "TRA_CONCURRENCY must be between 1 and 64", validation: (n) => n >= 1 && n <= 64 })
+  ),
+  sireMode: optionalChoice("SIRE_MODE", ["manual", "gateway"]).pipe(Config.map(Option.getOrElse(() => "manual" as const))),
+  sireGatewayUrl: httpUrl("SIRE_GATEWAY_URL"),
+  sireGatewayToken: Config.option(Config.redacted("SIRE_GATEWAY_TOKEN")),
+  reportsEvery: Config.duration("REPORTS_EVERY").pipe(Config.withDefault(Duration.hours(1))),
   allowPrivateUrls: optionalChoice("WEBHOOK_ALLOW_PRIVATE_URLS", ["true", "false", "1", "0"]).pipe(
     Config.map(Option.exists((value) => value === "true" || value === "1"))
   ),
@@ -81,8 +116,14 @@ export const make: Effect.Effect<AppConfigShape, import("effect/ConfigError").Co
     databaseUrl: Option.filter(c.databaseUrl, (url) => Redacted.value(url).trim() !== ""),
     redisUrl: Option.filter(c.redisUrl, (url) => Redacted.value(url).trim() !== ""),
     adminToken: Option.filter(c.adminToken, (token) => Redacted.value(token).trim() !== ""),
+    sireGatewayToken: Option.filter(c.sireGatewayToken, (token) => Redacted.value(token).trim() !== ""),
     publicBaseUrl: Option.getOrElse(c.publicBaseUrl, () => `http://localhost:${c.port}`).replace(/\/+$/, "")
   })
+).pipe(
+  Effect.filterOrFail(
+    (c) => c.sireMode === "manual" || Option.isSome(c.sireGatewayUrl),
+    () => ConfigError.InvalidData(["SIRE_GATEWAY_URL"], "SIRE_MODE=gateway needs SIRE_GATEWAY_URL")
+  )
 )
 
 export const layer = Layer.effect(AppConfig, make)

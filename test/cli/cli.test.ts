@@ -355,7 +355,7 @@ describe("migrate", () => {
       expect({ code: first.code, stderr: first.stderr, json: first.json }).toEqual({
         code: 0,
         stderr: "",
-        json: { applied: ["0001_foundation", "0002_reservations", "0003_documents", "0004_webhooks"] }
+        json: { applied: ["0001_foundation", "0002_reservations", "0003_documents", "0004_webhooks", "0005_compliance"] }
       })
       const tables = await target.query<{ table_name: string }>(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name"
@@ -370,6 +370,9 @@ describe("migrate", () => {
         "properties",
         "reservations",
         "schema_migrations",
+        "sire_files",
+        "sire_movements",
+        "tra_submissions",
         "webhook_deliveries",
         "webhook_endpoints",
         "worker_heartbeats"
@@ -380,7 +383,8 @@ describe("migrate", () => {
         { migration_id: 1, name: "foundation" },
         { migration_id: 2, name: "reservations" },
         { migration_id: 3, name: "documents" },
-        { migration_id: 4, name: "webhooks" }
+        { migration_id: 4, name: "webhooks" },
+        { migration_id: 5, name: "compliance" }
       ])
     } finally {
       await target.drop()

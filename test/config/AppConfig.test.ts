@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
+import { ConfigProvider, Duration, Effect, Either, Option, Redacted } from "effect"
 import * as AppConfig from "../../src/config/AppConfig.ts"
 
 const read = (env: Record<string, string>) =>
@@ -15,6 +15,24 @@ describe("AppConfig (design §4)", () => {
     expect(Option.isNone(config.adminToken)).toBe(true)
     expect(Option.isNone(config.logFormat)).toBe(true)
     expect(config.allowPrivateUrls).toBe(false)
+    expect(config).toMatchObject({ traBaseUrl: "https://pms.mincit.gov.co", traConcurrency: 4, sireMode: "manual" })
+    expect(config.reportsEvery).toEqual(Duration.hours(1))
+    expect(Option.isNone(config.sireGatewayUrl)).toBe(true)
+  })
+
+  test("reporting settings (design §4)", () => {
+    const config = Either.getOrThrow(read({
+      TRA_BASE_URL: "http://127.0.0.1:9999/tra",
+      TRA_CONCURRENCY: "8",
+      SIRE_MODE: "gateway",
+      SIRE_GATEWAY_URL: "https://sire-gateway.example.co/upload",
+      SIRE_GATEWAY_TOKEN: "gw-token",
+      REPORTS_EVERY: "15 minutes"
+    }))
+    expect(config).toMatchObject({ traBaseUrl: "http://127.0.0.1:9999/tra", traConcurrency: 8, sireMode: "gateway" })
+    expect(Option.getOrThrow(config.sireGatewayUrl)).toBe("https://sire-gateway.example.co/upload")
+    expect(String(Option.getOrThrow(config.sireGatewayToken))).toBe("<redacted>")
+    expect(config.reportsEvery).toEqual(Duration.minutes(15))
   })
 
   test.each([
@@ -53,7 +71,12 @@ describe("AppConfig (design §4)", () => {
     ["ROLE", "workers"],
     ["LOG_FORMAT", "xml"],
     ["PORT", "abc"],
-    ["WEBHOOK_ALLOW_PRIVATE_URLS", "yes please"]
+    ["WEBHOOK_ALLOW_PRIVATE_URLS", "yes please"],
+    ["TRA_BASE_URL", "ftp://pms.mincit.gov.co"],
+    ["TRA_CONCURRENCY", "0"],
+    ["SIRE_MODE", "portal"],
+    ["SIRE_MODE", "gateway"],
+    ["REPORTS_EVERY", "often"]
   ])("%s=%s is refused, naming the variable", (name, value) => {
     const result = read({ [name]: value })
     expect(Either.isLeft(result)).toBe(true)

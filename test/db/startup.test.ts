@@ -74,9 +74,10 @@ test("processes booting together on one fresh database apply each migration once
       { migration_id: 1, name: "foundation" },
       { migration_id: 2, name: "reservations" },
       { migration_id: 3, name: "documents" },
-      { migration_id: 4, name: "webhooks" }
+      { migration_id: 4, name: "webhooks" },
+      { migration_id: 5, name: "compliance" }
     ])
-    const applied = services.filter((s) => s.output().includes("applied migrations: 0001_foundation, 0002_reservations, 0003_documents, 0004_webhooks"))
+    const applied = services.filter((s) => s.output().includes("applied migrations: 0001_foundation, 0002_reservations, 0003_documents, 0004_webhooks, 0005_compliance"))
     expect(applied).toHaveLength(1)
     expect(await Promise.all(services.map((s) => s.stop()))).toEqual([0, 0, 0])
   } finally {

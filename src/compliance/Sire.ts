@@ -1,0 +1,301 @@
+import { Either } from "effect"
+import type { ReferenceData } from "./Reference.ts"
+
+/**
+ * The SIRE upload file (Migración Colombia), pure: domain notes §2.3 and §6.3, design §6.13. One line per
+ * movement, 13 TAB-separated columns in strict order, CRLF line ends, no header (C11, the guide "PASOS PARA
+ * REPORTAR LA INFORMACIÓN MEDIANTE ARCHIVO"; C4 for CRLF, upper-case ASCII and the document number without
+ * spaces). Every code comes from the reference data; a value without a code is a `SireMappingProblem`, so that
+ * movement waits with a warning and is never sent with a guessed code.
+ */
+
+/** The guest data one line needs (a `GuestInput` as stored). */
+export interface SireGuest {
+  readonly tipo_documento: string
+  readonly numero_documento: string
+  /** ISO 3166-1 alpha-2. */
+  readonly nacionalidad: string
+  readonly apellido: string
+  readonly nombre: string
+  /** `YYYY-MM-DD`. */
+  readonly fecha_nacimiento: string | null
+  /** ISO 3166-1 alpha-2. */
+  readonly pais_procedencia: string | null
+}
+
+export interface SireLineInput {
+  /** The establishment's SIRE code (assigned on enrolment in SCH/SIRE, C11): digits. */
+  readonly hotelCode: string
+  /** The code of the hotel's city (DANE DIVIPOLA in practice, notes §2.4): digits, written as configured. */
+  readonly cityCode: string
+  readonly guest: SireGuest
+  /**
+   * Only the entry movement is produced (design §6.8). An exit movement also needs the guest's next
+   * destination, which the API does not collect; add it here together with that data.
+   */
+  readonly movement: "E"
+  /** The movement date, `YYYY-MM-DD` (the check-in date for an entry). */
+  readonly date: string
+  /** Prefix of `SireMappingProblem.field`, e.g. `guests[2]`; without it the field is the plain field name. */
+  readonly path?: string | undefined
+}
+
+/** Why a guest's line cannot be written: the field (`guests[1].nacionalidad` or `nacionalidad`) and its value. */
+export interface SireMappingProblem {
+  readonly field: string
+  readonly value: string | null
+  readonly message: string
+}
+
+/** Columns per line (notes §2.3: C11 and C13 use 13; C4's 12-column default merges the surnames). */
+export const SIRE_COLUMNS = 13
+
+/** Colombia: the destination of every entry movement (see `sireLine`). */
+const COLOMBIA = "CO"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Text
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Letters that Unicode decomposition (NFKD) does not reduce to ASCII, written the way ICAO Doc 9303 transliterates
+ * them for the machine-readable zone of a passport (the document the SIRE guide, C11, says to copy from).
+ */
+const TRANSLITERATION: Readonly<Record<string, string>> = {
+  "ß": "SS",
+  "ẞ": "SS",
+  "Æ": "AE",
+  "æ": "AE",
+  "Œ": "OE",
+  "œ": "OE",
+  "Ø": "O",
+  "ø": "O",
+  "Ł": "L",
+  "ł": "L",
+  "Đ": "D",
+  "đ": "D",
+  "Ð": "D",
+  "ð": "D",
+  "Þ": "TH",
+  "þ": "TH",
+  "Ħ": "H",
+  "ħ": "H",
+  "ı": "I",
+  "ĸ": "K",
+  "Ŋ": "N",
+  "ŋ": "N",
+  // Typographic apostrophes, so that `sireName` can drop them like the ASCII one.
+  "’": "'",
+  "‘": "'",
+  "ʼ": "'",
+  "´": "'"
+}
+
+/**
+ * Text as the SIRE file takes it: upper-case ASCII without accents (Ñ → N, Ü → U, ß → SS), no TAB, CR or LF
+ * (they would break the columns and lines), spaces collapsed, trimmed. Characters with no ASCII form (other
+ * scripts, symbols) are dropped.
+ */
+export const sireText = (value: string): string =>
+  value
+    .normalize("NFKD") // "Ñ" → "N" + combining tilde; also ligatures and full-width forms → ASCII
+    .replace(/\p{M}/gu, "")
+    .replace(/[^\x00-\x7F]/g, (char) => TRANSLITERATION[char] ?? (/\s/.test(char) ? " " : ""))
+    .replace(/[\x00-\x20\x7F]+/g, " ") // TAB, CR, LF and every other control character become a space
+    .toUpperCase()
+    .replace(/ +/g, " ")
+    .trim()
+
+/**
+ * A name column (surnames, names): "solamente letras" (C11). As in a passport's MRZ (ICAO 9303), an apostrophe
+ * is dropped (O'Connor → OCONNOR) and a hyphen or any other non-letter becomes a space (Smith-Jones → SMITH JONES).
+ */
+export const sireName = (value: string): string =>
+  sireText(value).replace(/'/g, "").replace(/[^A-Z ]/g, " ").replace(/ +/g, " ").trim()
+
+/** Column 4: alphanumeric, "sin guiones ni espacios" (C4, C12): only A–Z and 0–9 are kept. */
+export const sireDocumentNumber = (value: string): string => sireText(value).replace(/[^A-Z0-9]/g, "")
+
+// ---------------------------------------------------------------------------------------------------------------
+// Surnames
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Words that begin a surname rather than being one (design §6.13): Spanish (de, del, de la, de las, de los, la,
+ * las, los, y, san, santa), Portuguese (da, das, do, dos, e), Italian (di, della, delle, dei, degli, dello), French
+ * (du, des, le), Dutch (van, van der, van den, ter, ten, te), German (von, zu, zum, zur), Arabic (al, el, bin,
+ * bint, ben, ibn, abu, abd). Left out on purpose because they are common surnames on their own: LI and LO (Chinese).
+ * A particle alone (`Le`, `Do`) is still a whole surname.
+ */
+export const PARTICLES: ReadonlySet<string> = new Set([
+  "DE", "DEL", "LA", "LAS", "LOS", "Y", "SAN", "SANTA",
+  "DA", "DAS", "DO", "DOS", "E",
+  "DI", "DELLA", "DELLE", "DEI", "DEGLI", "DELLO",
+  "DU", "DES", "LE",
+  "VAN", "DER", "DEN", "TER", "TEN", "TE",
+  "VON", "ZU", "ZUM", "ZUR",
+  "AL", "EL", "BIN", "BINT", "BEN", "IBN", "ABU", "ABD"
+])
+
+/** A word that binds to the next one: a particle, or an elided one written apart (`D' Angelo`). */
+const binds = (word: string): boolean => PARTICLES.has(sireName(word)) || word.endsWith("'")
+
+/**
+ * Splits `apellido` into the first and second surname of SIRE columns 6 and 7 (design §6.13): the first surname
+ * is its leading particles plus the next word, the second is the rest (empty when there is none). A hyphen keeps
+ * a compound surname whole: `Pérez-Reverte Gutiérrez` → `["PEREZ REVERTE", "GUTIERREZ"]`;
+ * `de la Cruz Pérez` → `["DE LA CRUZ", "PEREZ"]`; `Ortega y Gasset` → `["ORTEGA", "Y GASSET"]`.
+ * Both parts are `sireName` text.
+ */
+export const splitSurnames = (apellido: string): readonly [first: string, second: string] => {
+  // Words with at least one letter: a stray "-" between surnames is not a word.
+  const words = sireText(apellido).split(" ").filter((word) => /[A-Z]/.test(word))
+  let end = 0
+  while (end < words.length - 1 && binds(words[end]!)) end++
+  return [sireName(words.slice(0, end + 1).join(" ")), sireName(words.slice(end + 1).join(" "))]
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Dates
+// ---------------------------------------------------------------------------------------------------------------
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+
+/** `dd/mm/yyyy` of a real calendar date `YYYY-MM-DD`, else undefined. */
+const toSireDate = (date: string): string | undefined => {
+  const match = ISO_DATE.exec(date)
+  if (match === null) return undefined
+  const [, year, month, day] = match
+  const parsed = new Date(`${date}T00:00:00Z`)
+  if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== date) return undefined
+  return `${day}/${month}/${year}`
+}
+
+/**
+ * `"2026-12-20"` → `"20/12/2026"`: the date format of columns 10 and 13 (C11, C13, C4, C3, C12; notes §2.3).
+ * Throws a `RangeError` for anything but a real `YYYY-MM-DD` date.
+ */
+export const sireDate = (date: string): string => {
+  const formatted = toSireDate(date)
+  if (formatted === undefined) throw new RangeError(`sireDate: expected a YYYY-MM-DD date, got ${JSON.stringify(date)}`)
+  return formatted
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Lines and files
+// ---------------------------------------------------------------------------------------------------------------
+
+const DIGITS = /^\d+$/
+
+const unmapped = (what: "country" | "document", value: string, table: string) =>
+  `no SIRE ${what} code for ${JSON.stringify(value)} in the reference data (${table}); a code is never guessed`
+
+/** The columns of one line, or every reason it cannot be written (in column order). */
+const render = (
+  ref: ReferenceData,
+  input: SireLineInput
+): Either.Either<ReadonlyArray<string>, ReadonlyArray<SireMappingProblem>> => {
+  const { guest } = input
+  const problems: Array<SireMappingProblem> = []
+  const field = (name: string) => input.path === undefined ? name : `${input.path}.${name}`
+  const problem = (name: string, value: string | null, message: string) =>
+    problems.push({ field: field(name), value, message })
+
+  if (!DIGITS.test(input.hotelCode)) {
+    problem("sire_hotel_code", input.hotelCode, "the property's SIRE hotel code must be digits")
+  }
+  if (!DIGITS.test(input.cityCode)) {
+    problem("sire_city_code", input.cityCode, "the property's SIRE city code must be digits")
+  }
+
+  const documentCode = ref.sireDocument(guest.tipo_documento)
+  if (documentCode === undefined) {
+    const why = unmapped("document", guest.tipo_documento, `documents ${ref.versions.documents}`)
+    problem("tipo_documento", guest.tipo_documento, why)
+  }
+  const number = sireDocumentNumber(guest.numero_documento)
+  if (number === "") problem("numero_documento", guest.numero_documento, "the document number has no letters or digits")
+
+  const countryCode = (name: string, iso: string) => {
+    const code = ref.sireCountry(iso)
+    if (code === undefined) {
+      problem(name, iso, unmapped("country", iso, `countries ${ref.versions.countries}`))
+    }
+    return code
+  }
+  const nationality = countryCode("nacionalidad", guest.nacionalidad)
+
+  const [firstSurname, secondSurname] = splitSurnames(guest.apellido)
+  if (firstSurname === "") {
+    problem("apellido", guest.apellido, "the surname has no letters that can be written in ASCII")
+  }
+  const names = sireName(guest.nombre)
+  if (names === "") problem("nombre", guest.nombre, "the name has no letters that can be written in ASCII")
+
+  const movementDate = toSireDate(input.date)
+  // The movement date comes from the reservation, never from the guest: a malformed one is a bug.
+  if (movementDate === undefined) {
+    throw new RangeError(`sireLine: expected a YYYY-MM-DD date, got ${JSON.stringify(input.date)}`)
+  }
+
+  // Column 11, procedencia: the SIRE country code of the country the guest arrives from. Country codes, not
+  // DIVIPOLA cities: the portal's form offers country selects for both places (C3) and C13 writes country codes;
+  // the notes recommend it (§2.4, [CONFLICT] with C4/C12's city codes). The spec requires `pais_procedencia`;
+  // for a guest stored without it, the nationality is the best statement of where the guest comes from (C13 does
+  // the same). A `pais_procedencia` without a code is a problem, not a fallback: that would be a guess.
+  const origin = guest.pais_procedencia === null || guest.pais_procedencia.trim() === ""
+    ? nationality
+    : countryCode("pais_procedencia", guest.pais_procedencia)
+  // Column 12, destino: for an entry the guest's destination is the hotel, in Colombia, so Colombia's country
+  // code (169; C13 defaults to 169, and C3's form fixture sends destino 169 for an entry).
+  const destination = ref.sireCountry(COLOMBIA)
+  if (destination === undefined) {
+    problem("destino", COLOMBIA, unmapped("country", COLOMBIA, `countries ${ref.versions.countries}`))
+  }
+
+  const birth = guest.fecha_nacimiento === null ? undefined : toSireDate(guest.fecha_nacimiento)
+  if (birth === undefined) {
+    problem(
+      "fecha_nacimiento",
+      guest.fecha_nacimiento,
+      guest.fecha_nacimiento === null
+        ? "SIRE needs the date of birth"
+        : "the date of birth is not a YYYY-MM-DD date"
+    )
+  }
+
+  if (problems.length > 0) return Either.left(problems)
+  return Either.right([
+    input.hotelCode,
+    input.cityCode,
+    documentCode!,
+    number,
+    nationality!,
+    firstSurname,
+    secondSurname, // empty when the guest has a single surname: the column stays (C11)
+    names,
+    input.movement,
+    movementDate,
+    origin!,
+    destination!,
+    birth!
+  ])
+}
+
+/** Every reason `input` cannot become a SIRE line, in column order (empty when it can). */
+export const sireProblems = (ref: ReferenceData, input: SireLineInput): ReadonlyArray<SireMappingProblem> =>
+  Either.match(render(ref, input), { onLeft: (problems) => problems, onRight: () => [] })
+
+/**
+ * One line of the SIRE file: the 13 columns of notes §2.3, TAB-separated, without line end. Left: the first
+ * problem in column order (`sireProblems` lists them all). The caller selects the guests: only foreign
+ * nationals go to SIRE (notes §2.5; `Lifecycle.isForeign`).
+ */
+export const sireLine = (ref: ReferenceData, input: SireLineInput): Either.Either<string, SireMappingProblem> =>
+  Either.match(render(ref, input), {
+    onLeft: (problems) => Either.left(problems[0]!),
+    onRight: (columns) => Either.right(columns.join("\t"))
+  })
+
+/** The file: every line ended by CRLF (C4; the TXT the guide has Excel save), no header row (C11). */
+export const sireFile = (lines: ReadonlyArray<string>): string => lines.map((line) => `${line}\r\n`).join("")

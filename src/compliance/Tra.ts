@@ -1,0 +1,150 @@
+/**
+ * Bodies of MinCIT's TRA web service for PMS providers (domain notes §1.3, §1.4, §6.2). Pure: no I/O, no clock,
+ * no configuration. Values arrive already mapped to the TRA wording (document labels, motivo) by the caller;
+ * these builders only fix the wire shape: the exact field names — `cuidad_` misspelled on purpose, as the
+ * service expects — and every value a string.
+ */
+
+/** The 15 fields of `/one/` (domain §1.3), in the notes' order. The fake TRA validates against this same list. */
+export const MAIN_FIELDS = [
+  "tipo_identificacion",
+  "numero_identificacion",
+  "nombres",
+  "apellidos",
+  // "cuidad", not "ciudad": every integration that reached the live service spells it so (C1–C5, C7–C9); only
+  // the human web form says "ciudad". A correctly spelled name would be a missing field to the service.
+  "cuidad_residencia",
+  "cuidad_procedencia",
+  "numero_habitacion",
+  "motivo",
+  "numero_acompanantes",
+  "check_in",
+  "check_out",
+  "tipo_acomodacion",
+  "costo",
+  "nombre_establecimiento",
+  "rnt_establecimiento"
+] as const
+
+/** The 10 fields of `/two/` (domain §1.4): no motivo, cost, RNT or establishment name; `padre` links the main guest. */
+export const COMPANION_FIELDS = [
+  "tipo_identificacion",
+  "numero_identificacion",
+  "nombres",
+  "apellidos",
+  "cuidad_residencia",
+  "cuidad_procedencia",
+  "numero_habitacion",
+  "check_in",
+  "check_out",
+  "padre"
+] as const
+
+export type MainField = (typeof MAIN_FIELDS)[number]
+export type CompanionField = (typeof COMPANION_FIELDS)[number]
+
+/** The JSON body of `POST /one/`: exactly the 15 fields, every value a string. */
+export type TraMainBody = { readonly [K in MainField]: string }
+
+/** The JSON body of `POST /two/`: exactly the 10 fields, every value a string. */
+export type TraCompanionBody = { readonly [K in CompanionField]: string }
+
+/** What a stay contributes to the bodies. */
+export interface TraStay {
+  /** `YYYY-MM-DD`. */
+  readonly check_in: string
+  /** `YYYY-MM-DD`. */
+  readonly check_out: string
+  /** The reservation's `room_number`; "" when absent (design §6.10). */
+  readonly numero_habitacion: string
+  /** Already the TRA wording (domain §1.6). */
+  readonly motivo: string
+  readonly tipo_acomodacion: string
+  /** Whole COP pesos as digits ("0" when absent); see `costoFromCop`. */
+  readonly costo: string
+  readonly nombre_establecimiento: string
+  readonly rnt_establecimiento: string
+}
+
+/** What one guest contributes to the bodies. */
+export interface TraGuest {
+  /** Already the TRA label, e.g. "C.C", "Pasaporte" (domain §1.6, §4.1). */
+  readonly tipo_identificacion: string
+  readonly numero_identificacion: string
+  readonly nombres: string
+  readonly apellidos: string
+  readonly cuidad_residencia: string
+  readonly cuidad_procedencia: string
+}
+
+/** A count or code as a string of digits; anything else is a programming error, not data to send. */
+const digits = (value: number, what: string): string => {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`${what} must be a non-negative integer, got ${String(value)}`)
+  }
+  return String(value)
+}
+
+/**
+ * The `/one/` body of the main guest. `companions` is the number of the stay's other guests (guests − 1).
+ * `numero_acompanantes` is sent as a string of digits: the sources conflict (C4 sends an int, C9 a number), but
+ * C2 ("String según API"), C3, C5 and C8 send a string, and every other value of the body is a string.
+ * Throws a `RangeError` when `companions` is not a non-negative integer.
+ */
+export const mainBody = (stay: TraStay, guest: TraGuest, companions: number): TraMainBody => ({
+  // Built field by field, never spread: an extra property on the inputs must not reach the wire.
+  tipo_identificacion: guest.tipo_identificacion,
+  numero_identificacion: guest.numero_identificacion,
+  nombres: guest.nombres,
+  apellidos: guest.apellidos,
+  cuidad_residencia: guest.cuidad_residencia,
+  cuidad_procedencia: guest.cuidad_procedencia,
+  numero_habitacion: stay.numero_habitacion,
+  motivo: stay.motivo,
+  numero_acompanantes: digits(companions, "numero_acompanantes"),
+  check_in: stay.check_in,
+  check_out: stay.check_out,
+  tipo_acomodacion: stay.tipo_acomodacion,
+  costo: stay.costo,
+  nombre_establecimiento: stay.nombre_establecimiento,
+  rnt_establecimiento: stay.rnt_establecimiento
+})
+
+/**
+ * The `/two/` body of one companion, linked to the main guest's accepted `/one/` code by `padre`.
+ *
+ * `padre` goes as a **string** of digits. Sources conflict (domain §1.4): C1, C3, C4 and C5 send a string, C2
+ * and C8 a number. We follow the majority and keep the body all-string like `/one/`; should the service be the
+ * Django REST Framework app it looks like (§1.2 inference), an integer or relation field accepts "123" as well.
+ * Throws a `RangeError` when `padre` is not a non-negative integer.
+ */
+export const companionBody = (stay: TraStay, guest: TraGuest, padre: number): TraCompanionBody => ({
+  tipo_identificacion: guest.tipo_identificacion,
+  numero_identificacion: guest.numero_identificacion,
+  nombres: guest.nombres,
+  apellidos: guest.apellidos,
+  cuidad_residencia: guest.cuidad_residencia,
+  cuidad_procedencia: guest.cuidad_procedencia,
+  numero_habitacion: stay.numero_habitacion,
+  check_in: stay.check_in,
+  check_out: stay.check_out,
+  padre: digits(padre, "padre")
+})
+
+const COP = /^(\d+)(?:\.(\d*))?$/
+
+/**
+ * `costo` from the stored COP amount (PostgreSQL numeric text such as "1250000.00" or "1250000"): whole pesos as
+ * digits, rounded half-up (…,50 goes up), no leading zeros; null (no amount) → "0" (design §6.10). Exact: the
+ * text is split, never parsed as a float. Domain §1.3: C2, C8 and C9 send whole pesos as text. Throws a
+ * `RangeError` for a negative or malformed amount (the stored column never holds one).
+ */
+export const costoFromCop = (amount: string | null): string => {
+  if (amount === null) return "0"
+  const match = COP.exec(amount.trim())
+  if (match === null) throw new RangeError(`COP amount must be a non-negative decimal, got ${JSON.stringify(amount)}`)
+  const whole = BigInt(match[1]!)
+  // The fraction is at least one half exactly when its first digit is 5 or more.
+  const firstDecimal = match[2]?.[0] ?? "0"
+  return (firstDecimal >= "5" ? whole + 1n : whole).toString()
+}

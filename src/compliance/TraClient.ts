@@ -1,0 +1,305 @@
+import {
+  FetchHttpClient,
+  HttpClient,
+  type HttpClientError,
+  HttpClientRequest,
+  type HttpClientResponse
+} from "@effect/platform"
+import { type Cause, Context, Data, Duration, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import type { TraCompanionBody, TraMainBody } from "./Tra.ts"
+
+/**
+ * MinCIT's TRA web service for PMS providers (domain notes §1.2, §6.2): `POST {base}/one/` for the main guest,
+ * `POST {base}/two/` for each companion, `Authorization: token <TOKEN>`. The client only submits and classifies
+ * the answer; what to do next (retry, warn, stop) is the compliance engine's decision (design §6.9, §7).
+ */
+
+/**
+ * How one submission ended. The client never fails: every failure is one of these.
+ *
+ * - `Accepted`: a 2xx with an integer `code` (`mincit_code`). On `/two/` a 2xx without a code is accepted too,
+ *   with `code: null` (sources conflict on whether companions get a code, domain §1.5).
+ * - `Rejected`: the authority refused the data (a 4xx other than 401/403/408/429); `reason` is its words,
+ *   truncated. Known not registered: resending the same body would be refused again.
+ * - `Misconfigured`: 401/403 (missing, wrong or expired token) or a redirect (wrong base URL). Design §6.9: the
+ *   report stays pending with a warning. `status` 0 means nothing was sent (the token is empty or cannot be a
+ *   header value).
+ * - `Unknown`: 5xx, 408, 429, timeout, connection error, or a 2xx that is not the expected answer (a `/one/`
+ *   without an integer code, a body that is not JSON). The guest may or may not have been registered: retry,
+ *   and record "possible duplicate" (design §7).
+ *
+ * Reasons never contain the token: the authority's text is scrubbed of it before it is returned.
+ */
+export type TraOutcome = Data.TaggedEnum<{
+  Accepted: { readonly code: number | null }
+  Rejected: { readonly status: number; readonly reason: string }
+  Misconfigured: { readonly status: number; readonly reason: string }
+  Unknown: { readonly reason: string }
+}>
+export const TraOutcome = Data.taggedEnum<TraOutcome>()
+
+export interface TraClientShape {
+  readonly submitMain: (token: Redacted.Redacted<string>, body: TraMainBody) => Effect.Effect<TraOutcome>
+  readonly submitCompanion: (token: Redacted.Redacted<string>, body: TraCompanionBody) => Effect.Effect<TraOutcome>
+}
+
+/** The TRA port (domain §6.1 `TraClient`); `layer` is the HTTP implementation (`MincitTraHttpClient`). */
+export class TraClient extends Context.Tag("compliance/TraClient")<TraClient, TraClientShape>() {}
+
+/** Production base URL (domain §1.2: `pms.mincit.gov.co`, not the older `traapi` host). */
+export const DEFAULT_TRA_URL = "https://pms.mincit.gov.co"
+
+export interface TraClientOptions {
+  /** Scheme, host and optional path prefix; `/one/` and `/two/` are appended (a trailing `/` is allowed). */
+  readonly baseUrl: string
+  /** Most requests in flight at once, across all callers of this layer. */
+  readonly concurrency: number
+  /** Limit of one request: connection, answer and body. Default 30 seconds (C2 uses 30 s, C3 45 s). */
+  readonly timeout?: Duration.DurationInput
+}
+
+/** Longest reason returned; the engine puts it in a `warning`. */
+export const MAX_REASON_LENGTH = 300
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading the answer
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * `{"code": n}`. A string of digits is read as the integer too: if the service registered the guest and told us
+ * the code, calling the answer unknown would make us post the guest again (domain §1.5: C5 once had to correct
+ * "code to number", so the type has wobbled in the wild).
+ */
+const Code = Schema.Union(
+  Schema.Int,
+  Schema.compose(Schema.String.pipe(Schema.pattern(/^\d{1,15}$/)), Schema.NumberFromString)
+)
+const CodeAnswer = Schema.Struct({ code: Code })
+const decodeCode = Schema.decodeUnknownOption(CodeAnswer)
+
+/** A message as the clients of domain §1.5 read it: a string, or (Django REST Framework) a list of strings. */
+const Message = Schema.Union(
+  Schema.String,
+  Schema.transform(Schema.NonEmptyArray(Schema.String), Schema.String, {
+    strict: true,
+    decode: (messages) => messages.join("; "),
+    encode: (message) => [message] as const
+  })
+)
+const decodeMessage = Schema.decodeUnknownOption(Message)
+
+/** `detail` (DRF), `message`, `error`: the keys C2, C3 and C4 read, in that order of preference. */
+const ErrorAnswer = Schema.Struct({
+  detail: Schema.optional(Message),
+  message: Schema.optional(Message),
+  error: Schema.optional(Message)
+})
+const decodeErrorAnswer = Schema.decodeUnknownOption(ErrorAnswer)
+
+const parseJson = Schema.decodeUnknownEither(Schema.parseJson())
+
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
+
+const truncate = (text: string) =>
+  text.length <= MAX_REASON_LENGTH ? text : `${text.slice(0, MAX_REASON_LENGTH - 1)}…`
+
+/**
+ * The authority's own words from an error body: `detail`, `message` or `error`, else the first DRF-style field
+ * error `{"<field>": ["msg"]}` as "<field>: msg" (the field matters: C8 notes the ministry's errors rarely say
+ * which one failed), else the body itself. Undefined for an empty body.
+ */
+const reasonOf = (text: string): string | undefined => {
+  const json = parseJson(text)
+  if (Either.isRight(json)) {
+    const known = decodeErrorAnswer(json.right)
+    if (Option.isSome(known)) {
+      const words = known.value.detail ?? known.value.message ?? known.value.error
+      if (words !== undefined && oneLine(words) !== "") return oneLine(words)
+    }
+    const value = json.right
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      for (const [field, messages] of Object.entries(value)) {
+        const words = decodeMessage(messages)
+        if (Option.isNone(words)) continue
+        // DRF's errors that belong to no single field carry no useful field name.
+        return oneLine(field === "non_field_errors" ? words.value : `${field}: ${words.value}`)
+      }
+    }
+  }
+  const raw = oneLine(text)
+  return raw === "" ? undefined : raw
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  401: "the TRA token was refused",
+  403: "the TRA token is not allowed to submit",
+  408: "the TRA service timed out reading the request",
+  429: "the TRA service is throttling requests"
+}
+
+type Endpoint = "/one/" | "/two/"
+
+/** The outcome of a complete answer (`text` is its body). */
+const classify = (endpoint: Endpoint, status: number, text: string, location: string | undefined): TraOutcome => {
+  if (status >= 200 && status < 300) {
+    const json = parseJson(text)
+    if (Either.isLeft(json)) {
+      // A companion needs no code (domain §1.5), so "201, no content" is still an acceptance. Any other body that
+      // is not JSON (a proxy's HTML page) says nothing about what the service did.
+      return endpoint === "/two/" && text.trim() === ""
+        ? TraOutcome.Accepted({ code: null })
+        : TraOutcome.Unknown({ reason: `HTTP ${status} with a body that is not JSON: ${oneLine(text)}` })
+    }
+    const code = decodeCode(json.right)
+    if (Option.isSome(code)) return TraOutcome.Accepted({ code: code.value.code })
+    // Domain §6.2.3 (and C3): on /one/ a 2xx without a code is not a success. Not a rejection either: the
+    // guest may well be registered, so it is retried as a possible duplicate.
+    return endpoint === "/two/"
+      ? TraOutcome.Accepted({ code: null })
+      : TraOutcome.Unknown({ reason: `HTTP ${status} without an integer code: ${oneLine(text)}` })
+  }
+  const words = reasonOf(text)
+  const because = (fallback: string) => words ?? fallback
+  if (status === 401 || status === 403) {
+    return TraOutcome.Misconfigured({ status, reason: because(`${STATUS_TEXT[status]} (HTTP ${status})`) })
+  }
+  if (status >= 300 && status < 400) {
+    // Redirects are not followed (the token must not travel to another address): the base URL is wrong.
+    return TraOutcome.Misconfigured({
+      status,
+      reason: `the TRA service redirected (HTTP ${status}${
+        location === undefined ? "" : ` to ${location}`
+      }); check the base URL`
+    })
+  }
+  if (status === 408 || status === 429 || status >= 500) {
+    return TraOutcome.Unknown({ reason: `HTTP ${status}: ${because(STATUS_TEXT[status] ?? "no reason given")}` })
+  }
+  if (status >= 400) return TraOutcome.Rejected({ status, reason: because(`HTTP ${status} with an empty body`) })
+  return TraOutcome.Unknown({ reason: `unexpected HTTP ${status}` })
+}
+
+const errorCode = (cause: unknown): string | undefined =>
+  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" && cause.code !== ""
+    ? cause.code
+    : undefined
+
+/**
+ * Sending failed before a complete answer arrived. The reason is built from the error's kind and code only:
+ * causes are never stringified, as a transport's message is not ours to vouch for.
+ */
+const lost = (
+  host: string,
+  error: HttpClientError.HttpClientError | Cause.TimeoutException,
+  timeout: Duration.Duration
+): TraOutcome => {
+  switch (error._tag) {
+    case "TimeoutException":
+      return TraOutcome.Unknown({ reason: `no answer from ${host} within ${Duration.format(timeout)}` })
+    case "RequestError": {
+      const code = errorCode(error.cause)
+      const detail = code === undefined ? error.reason : `${error.reason} ${code}`
+      return TraOutcome.Unknown({ reason: `no answer from ${host} (${detail})` })
+    }
+    case "ResponseError":
+      return TraOutcome.Unknown({
+        reason: `the answer from ${host} broke off (HTTP ${error.response.status}, ${error.reason})`
+      })
+  }
+}
+
+/** Visible ASCII only: anything else cannot be a header value, and would fail on every attempt. */
+const TOKEN_SHAPE = /^[\x21-\x7e]+$/
+
+/** Every reason passes through this: the authority could echo the token back in an error message. */
+const scrub = (outcome: TraOutcome, secret: string): TraOutcome => {
+  if (outcome._tag === "Accepted") return outcome
+  const reason = truncate(secret === "" ? outcome.reason : outcome.reason.split(secret).join("***"))
+  if (reason === outcome.reason) return outcome
+  // Rebuilt through the constructors, so the result keeps the tagged enum's structural equality.
+  return outcome._tag === "Unknown"
+    ? TraOutcome.Unknown({ reason })
+    : TraOutcome[outcome._tag]({ status: outcome.status, reason })
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The HTTP client
+// ---------------------------------------------------------------------------------------------------------------
+
+export const make = (options: TraClientOptions): Effect.Effect<TraClientShape, never, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const base = yield* Effect.try(() => new URL(options.baseUrl)).pipe(
+      Effect.filterOrFail((url) => url.protocol === "https:" || url.protocol === "http:"),
+      Effect.orDieWith(() =>
+        new Error(`TraClient: baseUrl must be an http(s) URL, got ${JSON.stringify(options.baseUrl)}`)
+      )
+    )
+    if (!Number.isSafeInteger(options.concurrency) || options.concurrency < 1) {
+      return yield* Effect.dieMessage(`TraClient: concurrency must be a positive integer, got ${options.concurrency}`)
+    }
+    const prefix = options.baseUrl.replace(/\/+$/, "")
+    const urls: Record<Endpoint, string> = { "/one/": `${prefix}/one/`, "/two/": `${prefix}/two/` }
+    const host = base.host
+    const timeout = Duration.decode(options.timeout ?? "30 seconds")
+    // One semaphore for the layer: the limit holds across every caller (worker fibers, CLI resubmits, …).
+    const permits = yield* Effect.makeSemaphore(options.concurrency)
+    // No trace headers to a government service. Spans still record headers, but @effect/platform redacts
+    // `authorization` there (`Headers.currentRedactedNames`); tested in TraClient.test.ts.
+    const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerPropagation(false))
+
+    const attempt = (endpoint: Endpoint, secret: string, body: TraMainBody | TraCompanionBody) =>
+      client.execute(
+        HttpClientRequest.post(urls[endpoint]).pipe(
+          HttpClientRequest.setHeaders({ authorization: `token ${secret}`, accept: "application/json" }),
+          // Sets `Content-Type: application/json`; the bodies are flat records of strings, so encoding cannot fail.
+          HttpClientRequest.bodyUnsafeJson(body)
+        )
+      ).pipe(
+        Effect.flatMap((response: HttpClientResponse.HttpClientResponse) =>
+          Effect.map(response.text, (text) => classify(endpoint, response.status, text, response.headers["location"]))
+        ),
+        // Fetch follows redirects by default and would carry the request (token included) elsewhere; we want to
+        // see them. Only FetchHttpClient reads this option.
+        Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
+        Effect.timeout(timeout),
+        Effect.catchAll((error) => Effect.succeed(lost(host, error, timeout))),
+        // The timeout runs inside the permit: waiting for a free slot is not the authority being slow.
+        permits.withPermits(1)
+      )
+
+    const submit = (endpoint: Endpoint) => (token: Redacted.Redacted<string>, body: TraMainBody | TraCompanionBody) => {
+      // Tokens are pasted from an e-mail (domain §1.2): surrounding blanks are not part of them.
+      const secret = Redacted.value(token).trim()
+      const outcome: Effect.Effect<TraOutcome> = TOKEN_SHAPE.test(secret)
+        ? attempt(endpoint, secret, body)
+        : Effect.succeed(TraOutcome.Misconfigured({
+          status: 0,
+          reason: secret === "" ? "no TRA token is configured" : "the TRA token contains characters a token cannot have"
+        }))
+      return outcome.pipe(
+        Effect.map((result) => scrub(result, secret)),
+        Effect.tap((result) =>
+          Effect.all([
+            Effect.annotateCurrentSpan({
+              "tra.outcome": result._tag,
+              ...("status" in result ? { "tra.status": result.status } : {})
+            }),
+            Effect.logDebug("TRA submission", result).pipe(Effect.annotateLogs({ tra_endpoint: endpoint }))
+          ], { discard: true })
+        ),
+        Effect.withSpan(endpoint === "/one/" ? "TraClient.submitMain" : "TraClient.submitCompanion", {
+          // Not a "client" span: the HttpClient's own span beneath it is the one per request.
+          attributes: { "tra.endpoint": endpoint, "server.address": host }
+        })
+      )
+    }
+
+    return TraClient.of({ submitMain: submit("/one/"), submitCompanion: submit("/two/") })
+  })
+
+/** The HTTP implementation; compose with `FetchHttpClient.layer`. */
+export const layer = (options: TraClientOptions): Layer.Layer<TraClient, never, HttpClient.HttpClient> =>
+  Layer.effect(TraClient, make(options))
+
+// Exposed for unit tests of the classification.
+export const _internal = { classify, reasonOf }

@@ -1,0 +1,217 @@
+import { describe, expect, test } from "bun:test"
+import { Cause, Effect, Exit, Layer } from "effect"
+import countriesFile from "../../src/compliance/reference/countries.json" with { type: "json" }
+import documentsFile from "../../src/compliance/reference/documents.json" with { type: "json" }
+import motivosFile from "../../src/compliance/reference/motivos.json" with { type: "json" }
+import {
+  build,
+  bundledFiles,
+  makeSync,
+  Reference,
+  ReferenceDataError,
+  type ReferenceFiles
+} from "../../src/compliance/Reference.ts"
+import { COUNTRY_CODES } from "../../src/reservations/countries.ts"
+import { DocumentType, Motivo } from "../../src/reservations/Reservation.ts"
+
+const ref = makeSync()
+
+/** The countries on which C4, C12 and C13 agree (domain notes §2.4). */
+const AGREED: ReadonlyArray<readonly [iso: string, code: string]> = [
+  ["CO", "169"], ["US", "249"], ["ES", "245"], ["BR", "105"], ["MX", "493"], ["AR", "63"],
+  ["CL", "211"], ["CN", "215"], ["JP", "399"], ["DE", "23"], ["FR", "275"], ["IT", "386"],
+  ["GB", "628"], ["VE", "850"], ["EC", "239"], ["PE", "589"], ["CA", "149"], ["NL", "573"]
+]
+
+/** Fails with the `ReferenceDataError` of `files`; returns its message. */
+const failure = (files: ReferenceFiles, overrides = {}): ReferenceDataError => {
+  try {
+    makeSync(files, overrides)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ReferenceDataError)
+    return error as ReferenceDataError
+  }
+  throw new Error("expected the reference data to be refused")
+}
+
+const withCountries = (change: (file: typeof countriesFile) => unknown): ReferenceFiles => ({
+  ...bundledFiles,
+  countries: change(structuredClone(countriesFile))
+})
+
+describe("bundled tables", () => {
+  test("the three JSON files validate, with their versions and sources", () => {
+    expect(ref.versions).toEqual({ countries: "2026-11-22", documents: "2026-11-22", motivos: "2026-11-22" })
+    for (const file of [countriesFile, documentsFile, motivosFile]) {
+      expect(file.sources.length).toBeGreaterThan(0)
+      for (const source of file.sources) expect(source.tag).toMatch(/^[A-Z]+\d*$/)
+    }
+  })
+
+  test("every spec tipo_documento has a TRA label; foreign documents a SIRE code, Colombian ones none", () => {
+    const expected = {
+      "Pasaporte": ["Pasaporte", "3"],
+      "C.C": ["C.C", undefined],
+      "T.I": ["T.I", undefined],
+      "R.C": ["R.C", undefined],
+      "C.E": ["C.E", "5"],
+      "D.E": ["D.E", "10"], // TRA label: the spec's own value (design §6.10)
+      "C.D": ["C.D", "46"],
+      "PPT": ["PPT", "52"] // [CONFLICT] 52 (C5, C13) vs 48 (C4): documents.json notes
+    } as const
+    expect(Object.keys(expected).sort()).toEqual([...DocumentType.literals].sort())
+    for (const tipo of DocumentType.literals) {
+      const [tra, sire] = expected[tipo]
+      expect(ref.traDocument(tipo)).toBe(tra)
+      expect(ref.sireDocument(tipo)).toBe(sire)
+    }
+  })
+
+  test("every spec motivo has a TRA wording; Trabajo and Visita… are mapped to the form's categories", () => {
+    for (const motivo of Motivo.literals) expect(ref.traMotivo(motivo)).toBeString()
+    expect(ref.traMotivo("Trabajo")).toBe("Negocios y motivos profesionales")
+    expect(ref.traMotivo("Visita a familiares y a amigos")).toBe("Visitas a familiares y a amigos")
+    expect(ref.traMotivo("Vacaciones, recreo y ocio")).toBe("Vacaciones, recreo y ocio")
+    expect(ref.traMotivo("Religión / peregrinaciones")).toBe("Religión / peregrinaciones")
+    expect(Object.keys(motivosFile.entries).sort()).toEqual([...Motivo.literals].sort())
+  })
+
+  test.each(AGREED)("the agreed country %s maps to %s", (iso, code) => {
+    expect(ref.sireCountry(iso)).toBe(code)
+  })
+
+  test("Colombia is 169; lookups are case-insensitive; unknown and inherited keys are undefined", () => {
+    expect(ref.sireCountry("CO")).toBe("169")
+    expect(ref.sireCountry("co")).toBe("169")
+    expect(ref.sireCountry("XK")).toBeUndefined()
+    expect(ref.sireCountry("constructor")).toBeUndefined()
+    expect(ref.sireCountry("__proto__")).toBeUndefined()
+    expect(ref.traDocument("toString")).toBeUndefined()
+    expect(ref.sireDocument("hasOwnProperty")).toBeUndefined()
+    expect(ref.traMotivo("Turismo")).toBeUndefined()
+  })
+
+  test("countries: unpadded, unique codes keyed by assigned ISO codes; every ISO code is mapped or documented", () => {
+    const entries = Object.entries(countriesFile.entries)
+    expect(entries.length).toBeGreaterThanOrEqual(150)
+    for (const [iso, code] of entries) {
+      expect(COUNTRY_CODES as ReadonlyArray<string>).toContain(iso)
+      expect(code).toMatch(/^[1-9]\d{0,2}$/)
+    }
+    expect(new Set(entries.map(([, code]) => code)).size).toBe(entries.length)
+    const { conflict, single_source, no_source } = countriesFile.unmapped
+    const documented = [...Object.keys(conflict), ...Object.keys(single_source), ...no_source]
+    expect(new Set([...Object.keys(countriesFile.entries), ...documented])).toEqual(new Set(COUNTRY_CODES))
+    expect(documented.length).toBe(new Set(documented).size)
+  })
+
+  test("a country whose sources disagree is never mapped (no guessed code)", () => {
+    const { conflict } = countriesFile.unmapped
+    for (const iso of Object.keys(conflict)) expect(ref.sireCountry(iso)).toBeUndefined()
+    // C4 (DIAN) gives Niger 525 / Nigeria 528, C12 the reverse: either guess could report the wrong country.
+    expect(conflict.NE).toEqual({ C4: "525", C12: "528" })
+    expect(conflict.NG).toEqual({ C4: "528", C12: "525" })
+    expect(ref.sireCountry("RU")).toBeUndefined()
+    for (const iso of Object.keys(countriesFile.unmapped.single_source)) expect(ref.sireCountry(iso)).toBeUndefined()
+  })
+})
+
+describe("broken data fails at load", () => {
+  test("a padded code", () => {
+    const error = failure(withCountries((file) => ({ ...file, entries: { ...file.entries, DE: "023" } })))
+    expect(error.file).toBe("countries")
+    expect(error.message).toContain("DE")
+    expect(error.message).toContain("without leading zeros")
+  })
+
+  test("a key that is not an assigned ISO code, and an unknown top-level field", () => {
+    expect(failure(withCountries((file) => ({ ...file, entries: { ...file.entries, XK: "414" } }))).message).toContain("XK")
+    expect(failure(withCountries((file) => ({ ...file, extra: true }))).message).toContain("extra")
+  })
+
+  test("two countries with one code; Colombia missing; a country both mapped and listed as unmapped", () => {
+    expect(failure(withCountries((file) => ({ ...file, entries: { ...file.entries, FR: "249" } }))).message).toContain(
+      "also the code of"
+    )
+    const { CO: _, ...withoutColombia } = countriesFile.entries
+    expect(failure(withCountries((file) => ({ ...file, entries: withoutColombia }))).message).toContain("169")
+    expect(failure(withCountries((file) => ({ ...file, entries: { ...file.entries, RU: "676" } }))).message).toContain(
+      "both mapped and listed as unmapped"
+    )
+  })
+
+  test("a tipo_documento without an entry, a misspelt one, and a motivo without its wording", () => {
+    const { PPT: _, ...withoutPpt } = documentsFile.entries
+    const missing = failure({ ...bundledFiles, documents: { ...documentsFile, entries: withoutPpt, notes: {} } })
+    expect(missing.file).toBe("documents")
+    expect(missing.message).toContain("PPT")
+    const misspelt = failure({
+      ...bundledFiles,
+      documents: { ...documentsFile, entries: { ...documentsFile.entries, Pasaport: { tra: "Pasaporte", sire: "3" } } }
+    })
+    expect(misspelt.message).toContain("Pasaport")
+    const { Compras: _c, ...withoutCompras } = motivosFile.entries
+    const motivos = failure({ ...bundledFiles, motivos: { ...motivosFile, entries: withoutCompras } })
+    expect(motivos.file).toBe("motivos")
+    expect(motivos.message).toContain("Compras")
+  })
+
+  test("a bad version, no sources, a note for a missing entry, not JSON data at all", () => {
+    expect(failure({ ...bundledFiles, motivos: { ...motivosFile, version: "22/11/2026" } }).message).toContain("YYYY-MM-DD")
+    expect(failure({ ...bundledFiles, motivos: { ...motivosFile, sources: [] } }).message).toContain("sources")
+    expect(failure({ ...bundledFiles, motivos: { ...motivosFile, notes: { Turismo: "x" } } }).message).toContain("Turismo")
+    expect(failure({ ...bundledFiles, countries: "[]" }).file).toBe("countries")
+  })
+
+  test("the layer dies at build (a defect at start), naming the file", async () => {
+    const broken = withCountries((file) => ({ ...file, version: "v1" }))
+    const exit = await Effect.runPromiseExit(Effect.provide(Reference, Reference.layer(broken)))
+    expect(Exit.isFailure(exit)).toBe(true)
+    if (Exit.isFailure(exit)) {
+      expect(Cause.isDie(exit.cause)).toBe(true)
+      expect(String(Cause.squash(exit.cause))).toContain("countries.json is invalid")
+    }
+  })
+
+  test("the default layer builds the bundled tables", async () => {
+    const data = await Effect.runPromise(Effect.provide(Reference, Reference.default))
+    expect(data.sireCountry("US")).toBe("249")
+    expect(data.versions).toEqual(ref.versions)
+  })
+})
+
+describe("overrides", () => {
+  test("a confirmed country code is added, a document code changed, a wording replaced; versions say so", async () => {
+    const layer = Reference.layer(bundledFiles, {
+      countries: { RU: "673" },
+      documents: { PPT: { sire: "48" } },
+      motivos: { Compras: "Compras y otros" }
+    })
+    const data = await Effect.runPromise(Effect.provide(Reference, layer))
+    expect(data.sireCountry("RU")).toBe("673")
+    expect(data.sireDocument("PPT")).toBe("48")
+    expect(data.traDocument("PPT")).toBe("PPT") // the other field is kept
+    expect(data.traMotivo("Compras")).toBe("Compras y otros")
+    expect(data.versions).toEqual({
+      countries: "2026-11-22+overrides",
+      documents: "2026-11-22+overrides",
+      motivos: "2026-11-22+overrides"
+    })
+    expect(ref.sireCountry("RU")).toBeUndefined() // the bundled data is untouched
+  })
+
+  test("null removes an entry; an override is validated like the file", () => {
+    expect(makeSync(bundledFiles, { countries: { US: null } }).sireCountry("US")).toBeUndefined()
+    expect(makeSync(bundledFiles, { documents: { PPT: { sire: null } } }).sireDocument("PPT")).toBeUndefined()
+    expect(failure(bundledFiles, { countries: { RU: "0673" } }).message).toContain("RU")
+    expect(failure(bundledFiles, { countries: { FR: "249" } }).message).toContain("also the code of")
+    expect(failure(bundledFiles, { documents: { PPT: null } }).message).toContain("PPT")
+  })
+
+  test("build is a pure function returning Either", () => {
+    expect(build()._tag).toBe("Right")
+    expect(build({ ...bundledFiles, documents: null })._tag).toBe("Left")
+    // Layer.succeed with data from build, for tests that want fixed tables
+    expect(Layer.isLayer(Reference.layer())).toBe(true)
+  })
+})

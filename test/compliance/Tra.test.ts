@@ -1,0 +1,179 @@
+import { describe, expect, test } from "bun:test"
+import {
+  COMPANION_FIELDS,
+  companionBody,
+  costoFromCop,
+  MAIN_FIELDS,
+  mainBody,
+  type TraGuest,
+  type TraStay
+} from "../../src/compliance/Tra.ts"
+
+const stay: TraStay = {
+  check_in: "2026-11-21",
+  check_out: "2026-11-24",
+  numero_habitacion: "304",
+  motivo: "Vacaciones, recreo y ocio",
+  tipo_acomodacion: "Doble",
+  costo: "1250000",
+  nombre_establecimiento: "Hotel Casa Bahía",
+  rnt_establecimiento: "123456"
+}
+
+const guest: TraGuest = {
+  tipo_identificacion: "C.C",
+  numero_identificacion: "1020304050",
+  nombres: "Ana María",
+  apellidos: "Pérez Gómez",
+  cuidad_residencia: "Medellín",
+  cuidad_procedencia: "Bogotá"
+}
+
+const companion: TraGuest = {
+  tipo_identificacion: "Pasaporte",
+  numero_identificacion: "X1234567",
+  nombres: "John",
+  apellidos: "Smith",
+  cuidad_residencia: "Estados Unidos",
+  cuidad_procedencia: "Miami"
+}
+
+describe("field lists", () => {
+  test("15 main fields and 10 companion fields, the companion's a subset of the main's plus padre", () => {
+    expect(MAIN_FIELDS).toHaveLength(15)
+    expect(COMPANION_FIELDS).toHaveLength(10)
+    expect(new Set(MAIN_FIELDS).size).toBe(15)
+    expect(new Set(COMPANION_FIELDS).size).toBe(10)
+    expect(COMPANION_FIELDS.filter((f) => f !== "padre").every((f) => (MAIN_FIELDS as ReadonlyArray<string>).includes(f)))
+      .toBe(true)
+  })
+
+  test("the deliberate cuidad_ spelling, never ciudad_", () => {
+    for (const list of [MAIN_FIELDS, COMPANION_FIELDS] as ReadonlyArray<ReadonlyArray<string>>) {
+      expect(list).toContain("cuidad_residencia")
+      expect(list).toContain("cuidad_procedencia")
+      expect(list.some((f) => f.startsWith("ciudad"))).toBe(false)
+    }
+  })
+})
+
+describe("mainBody", () => {
+  test("exactly the 15 fields of domain §1.3, every value a string", () => {
+    const body = mainBody(stay, guest, 2)
+    expect(Object.keys(body).sort()).toEqual([...MAIN_FIELDS].sort())
+    expect(Object.keys(body)).toEqual([...MAIN_FIELDS]) // the notes' order, too
+    for (const value of Object.values(body)) expect(typeof value).toBe("string")
+    expect(body).toEqual({
+      tipo_identificacion: "C.C",
+      numero_identificacion: "1020304050",
+      nombres: "Ana María",
+      apellidos: "Pérez Gómez",
+      cuidad_residencia: "Medellín",
+      cuidad_procedencia: "Bogotá",
+      numero_habitacion: "304",
+      motivo: "Vacaciones, recreo y ocio",
+      numero_acompanantes: "2",
+      check_in: "2026-11-21",
+      check_out: "2026-11-24",
+      tipo_acomodacion: "Doble",
+      costo: "1250000",
+      nombre_establecimiento: "Hotel Casa Bahía",
+      rnt_establecimiento: "123456"
+    })
+  })
+
+  test("JSON on the wire has the misspelled names and string digits", () => {
+    const wire = JSON.stringify(mainBody(stay, guest, 0))
+    expect(wire).toContain(`"cuidad_residencia":"Medellín"`)
+    expect(wire).toContain(`"numero_acompanantes":"0"`)
+    expect(wire).not.toContain("ciudad")
+  })
+
+  test("numero_acompanantes is the companion count as digits", () => {
+    expect(mainBody(stay, guest, 0).numero_acompanantes).toBe("0")
+    expect(mainBody(stay, guest, 1).numero_acompanantes).toBe("1")
+    expect(mainBody(stay, guest, 12).numero_acompanantes).toBe("12")
+  })
+
+  test("an absent room number stays an empty string", () => {
+    expect(mainBody({ ...stay, numero_habitacion: "" }, guest, 0).numero_habitacion).toBe("")
+  })
+
+  test("extra properties on the inputs never reach the body", () => {
+    const extra = { ...guest, ciudad_residencia: "typo", token: "secret" } as TraGuest
+    const body = mainBody({ ...stay, sandbox: true } as TraStay, extra, 0)
+    expect(Object.keys(body)).toEqual([...MAIN_FIELDS])
+  })
+
+  test("a companion count that is not a non-negative integer is a programming error", () => {
+    expect(() => mainBody(stay, guest, -1)).toThrow(RangeError)
+    expect(() => mainBody(stay, guest, 1.5)).toThrow(RangeError)
+    expect(() => mainBody(stay, guest, Number.NaN)).toThrow(RangeError)
+  })
+})
+
+describe("companionBody", () => {
+  test("exactly the 10 fields of domain §1.4, padre as a string of digits", () => {
+    const body = companionBody(stay, companion, 991)
+    expect(Object.keys(body)).toEqual([...COMPANION_FIELDS])
+    for (const value of Object.values(body)) expect(typeof value).toBe("string")
+    expect(body).toEqual({
+      tipo_identificacion: "Pasaporte",
+      numero_identificacion: "X1234567",
+      nombres: "John",
+      apellidos: "Smith",
+      cuidad_residencia: "Estados Unidos",
+      cuidad_procedencia: "Miami",
+      numero_habitacion: "304",
+      check_in: "2026-11-21",
+      check_out: "2026-11-24",
+      padre: "991"
+    })
+  })
+
+  test("no motivo, cost, RNT or establishment on a companion", () => {
+    const body = companionBody(stay, companion, 1) as Record<string, unknown>
+    for (const name of ["motivo", "costo", "rnt_establecimiento", "nombre_establecimiento", "numero_acompanantes", "tipo_acomodacion"]) {
+      expect(name in body).toBe(false)
+    }
+  })
+
+  test("padre must be a non-negative integer", () => {
+    expect(() => companionBody(stay, companion, -3)).toThrow(RangeError)
+    expect(() => companionBody(stay, companion, 2.5)).toThrow(RangeError)
+  })
+})
+
+describe("costoFromCop", () => {
+  const table: ReadonlyArray<readonly [string | null, string]> = [
+    [null, "0"],
+    ["0", "0"],
+    ["0.00", "0"],
+    ["1250000", "1250000"],
+    ["1250000.00", "1250000"],
+    ["1250000.49", "1250000"],
+    ["1250000.499999", "1250000"],
+    ["1250000.50", "1250001"],
+    ["1250000.5", "1250001"],
+    ["1250000.51", "1250001"],
+    ["1250000.99", "1250001"],
+    ["0.5", "1"],
+    ["0.49", "0"],
+    ["999.5", "1000"],
+    ["007", "7"],
+    ["12.", "12"],
+    [" 1500.00 ", "1500"],
+    ["123456789012345678901.50", "123456789012345678902"] // beyond float precision: still exact
+  ]
+  for (const [amount, expected] of table) {
+    test(`${JSON.stringify(amount)} → ${expected}`, () => {
+      expect(costoFromCop(amount)).toBe(expected)
+    })
+  }
+
+  test("malformed or negative amounts are refused", () => {
+    for (const bad of ["", "-5.00", "1,250,000", "1e6", "abc", ".5"]) {
+      expect(() => costoFromCop(bad)).toThrow(RangeError)
+    }
+  })
+})

@@ -1,0 +1,249 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { Redacted } from "effect"
+import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
+import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
+import { colombian, foreigner, registrationBody } from "../support/guests.ts"
+import { bogotaToday } from "../support/trm.ts"
+
+/**
+ * The compliance engine end to end (issue 5): live registrations through endpoint 7, report runs started by
+ * the admin RPC (`cli reports run`), a real local fake of the TRA web service, SIRE in manual mode (files kept
+ * for an operator, `cli sire files` / `cli sire confirm`). The app runs with ROLE=api: no periodic run
+ * competes with the ones the tests start.
+ */
+let tra: FakeTra
+let db: TestDatabase
+let app: RunningApp
+let account: Awaited<ReturnType<typeof seedAccount>>
+let property: { property_id: string }
+let noToken: { property_id: string }
+
+beforeAll(async () => {
+  tra = startFakeTra()
+  db = await freshDatabase()
+  app = await startApp({ DATABASE_URL: db.url, ROLE: "api", TRA_BASE_URL: tra.url, SIRE_MODE: "manual" })
+  account = await seedAccount(app)
+  await admin(app, (c) => c.SetLimits({ account_id: account.accountId, writes: 10_000 }))
+  property = await admin(app, (c) =>
+    c.CreateProperty({
+      account_id: account.accountId,
+      name: "Hotel Candelaria",
+      rnt_id: "98765",
+      establishment_name: "Hotel Candelaria SAS",
+      tra_token: Redacted.make(DEFAULT_TOKEN),
+      sire_hotel_code: "12345",
+      sire_city_code: "11001"
+    }))
+  noToken = await admin(app, (c) =>
+    c.CreateProperty({ account_id: account.accountId, name: "Sin token", sire_hotel_code: "777", sire_city_code: "5001" }))
+})
+
+afterAll(async () => {
+  await app?.stop()
+  await db?.drop()
+  tra?.stop()
+})
+
+const runReports = (date?: string) => admin(app, (c) => c.RunReports(date === undefined ? {} : { date }))
+const detail = async (externalId: string) =>
+  (await call(app, "GET", `/api/partners/registrations?external_id=${externalId}`, { key: account.liveKey })).body
+const eventsOf = async (externalId: string) =>
+  (await db.query<{ type: string }>(
+    "SELECT e.type FROM events e JOIN reservations r ON r.id = e.reservation_id WHERE r.external_id = $1 ORDER BY e.seq",
+    [externalId]
+  )).map((e) => e.type)
+
+let documentNumber = 90000000
+const guestsOf3 = () => [
+  colombian({ numero_documento: String(documentNumber++), nombre: "Laura", apellido: "Gómez Restrepo" }),
+  foreigner({ numero_documento: `P${documentNumber++}`, nombre: "James", apellido: "Miller" }),
+  colombian({ numero_documento: String(documentNumber++), nombre: "Tomás", apellido: "Gómez" })
+]
+const submitLive = async (overrides: Record<string, unknown> = {}, guests = guestsOf3(), propertyId = property.property_id) => {
+  const body = registrationBody(propertyId, guests, {
+    check_in: bogotaToday(),
+    check_out: "2099-01-03",
+    room_number: "204",
+    total_amount: 1250000,
+    currency: "COP",
+    ...overrides
+  })
+  const res = await call(app, "POST", "/api/partners/registrations", { key: account.liveKey, json: body })
+  expect(res.status).toBe(201)
+  return { externalId: body.external_id as string, body, response: res.body }
+}
+const mainsFor = (_externalId: string, body: Record<string, unknown>) =>
+  tra.mains().filter((r) => (r.body as Record<string, string>).numero_identificacion ===
+    ((body.guests as Array<Record<string, string>>)[0]!.numero_documento))
+
+describe("report runs (design §6.8–§6.13)", () => {
+  test("live endpoint 7: pending with sends_on; a run posts /one/ then /two/ per companion; SIRE file kept; confirm → compliant", async () => {
+    tra.clear()
+    const { externalId, body, response } = await submitLive()
+    expect(response.status).toBe("pending_compliance")
+    expect(response.tra).toMatchObject({ status: "pending", sends_on: bogotaToday(), mincit_code: null })
+    expect(response.sire).toMatchObject({ status: "pending", foreign_guests: 1 })
+
+    const summary = await runReports()
+    expect(summary.tra).toEqual({ sent: 3, accepted: 3, rejected: 0 })
+    expect(summary.sire).toEqual({ sent: 1, accepted: 0, rejected: 0 })
+    const [main] = mainsFor(externalId, body)
+    expect(main!.auth).toBe("valid")
+    expect(main!.body).toMatchObject({
+      tipo_identificacion: "C.C",
+      nombres: "Laura",
+      apellidos: "Gómez Restrepo",
+      numero_habitacion: "204",
+      numero_acompanantes: "2",
+      check_in: bogotaToday(),
+      check_out: "2099-01-03",
+      costo: "1250000",
+      rnt_establecimiento: "98765",
+      nombre_establecimiento: "Hotel Candelaria SAS",
+      motivo: expect.any(String),
+      tipo_acomodacion: "Habitación"
+    })
+    const companions = tra.companions().filter((r) => tra.registered.get(Number((r.body as { padre: string }).padre)) !== undefined)
+    const ours = companions.filter((r) =>
+      [(body.guests as Array<Record<string, string>>)[1]!.numero_documento, (body.guests as Array<Record<string, string>>)[2]!.numero_documento]
+        .includes((r.body as Record<string, string>).numero_identificacion)
+    )
+    expect(ours).toHaveLength(2)
+    const after = await detail(externalId)
+    expect(after.tra).toMatchObject({ status: "success", mincit_code: expect.any(Number), reported_at: expect.any(String) })
+    expect(ours.map((r) => Number((r.body as { padre: string }).padre))).toEqual([after.tra.mincit_code, after.tra.mincit_code])
+    // Manual SIRE: the movement is in a kept file; the report waits for the operator.
+    expect(after.sire.status).toBe("pending")
+    expect(after.status).toBe("pending_compliance")
+    const { files } = await admin(app, (c) => c.SireFiles({ property_id: property.property_id }))
+    const file = files[0]!
+    expect(file.lines).toBe(1)
+    expect(file.status).toBe("generated")
+    const columns = file.content.replace(/\r\n$/, "").split("\t")
+    expect(columns).toHaveLength(13)
+    expect(columns.slice(0, 2)).toEqual(["12345", "11001"])
+    expect(columns[8]).toBe("E")
+    expect(file.content.endsWith("\r\n")).toBe(true)
+
+    const confirmed = await admin(app, (c) => c.ConfirmSireFile({ file_id: file.file_id }))
+    expect(confirmed).toEqual({ file_id: file.file_id, status: "confirmed" })
+    const done = await detail(externalId)
+    expect(done.sire).toMatchObject({ status: "success", reported_at: expect.any(String) })
+    expect(done.status).toBe("compliant")
+    expect(await eventsOf(externalId)).toEqual(["reservation.created", "registration.completed", "tra.reported", "sire.reported"])
+
+    // A second run sends nothing again.
+    const before = tra.requests.length
+    const again = await runReports()
+    expect(again.tra.sent).toBe(0)
+    expect(tra.requests.length).toBe(before)
+  })
+
+  test("not due before its arrival date (Bogotá); a run for that date sends it", async () => {
+    tra.clear()
+    const { externalId } = await submitLive({ check_in: "2099-01-01" })
+    await runReports()
+    expect((await detail(externalId)).tra.status).toBe("pending")
+    const summary = await runReports("2099-01-01")
+    expect(summary.tra.accepted).toBeGreaterThanOrEqual(3)
+    expect((await detail(externalId)).tra.status).toBe("success")
+  })
+
+  test("a failed companion is retried alone; the main guest is never posted twice", async () => {
+    tra.clear()
+    const guests = guestsOf3()
+    const failing = guests[1]!.numero_documento as string
+    let failures = 0
+    tra.faultFor = (request) =>
+      request.path === "/two/" && (request.body as Record<string, string>).numero_identificacion === failing && failures++ === 0
+        ? "500"
+        : undefined
+    const { externalId, body } = await submitLive({}, guests)
+    const first = await runReports()
+    expect(first.tra).toMatchObject({ sent: 3, accepted: 2 })
+    expect((await detail(externalId)).tra.status).toBe("pending")
+    const second = await runReports()
+    expect(second.tra).toEqual({ sent: 1, accepted: 1, rejected: 0 })
+    expect(mainsFor(externalId, body)).toHaveLength(1)
+    expect((await detail(externalId)).tra).toMatchObject({ status: "success", mincit_code: expect.any(Number) })
+    tra.faultFor = undefined
+  })
+
+  test("a rejected guest (400) ends the TRA in error naming the guest, with tra.failed", async () => {
+    tra.clear()
+    tra.faults.push({ kind: "400-reject", reason: "Número de identificación inválido", field: "numero_identificacion" })
+    const { externalId } = await submitLive()
+    await runReports()
+    const after = await detail(externalId)
+    expect(after.tra.status).toBe("error")
+    expect(after.tra.warning).toContain("guests[0]")
+    expect(after.tra.warning).toContain("Número de identificación inválido")
+    expect(after.status).toBe("failed") // design §6.9: an error and no success (SIRE still waits in its kept file)
+    expect(await eventsOf(externalId)).toContain("tra.failed")
+  })
+
+  test("a refused token (401) keeps the TRA pending with a warning to fix it, retried every run", async () => {
+    tra.clear()
+    tra.faults.push("401")
+    const { externalId, body } = await submitLive()
+    await runReports()
+    const after = await detail(externalId)
+    expect(after.tra.status).toBe("pending")
+    expect(after.tra.warning).toContain("token")
+    await runReports()
+    expect(mainsFor(externalId, body)).toHaveLength(2)
+    expect((await detail(externalId)).tra.status).toBe("success")
+  })
+
+  test("an unknown outcome (registered, but no code came back) is posted again, marked possible duplicate", async () => {
+    tra.clear()
+    tra.faults.push("no-code")
+    const { externalId, body } = await submitLive()
+    await admin(app, (c) => c.RunReports({}))
+    expect((await detail(externalId)).tra.status).toBe("pending")
+    await runReports()
+    expect(mainsFor(externalId, body)).toHaveLength(2)
+    const [main] = await db.query<{ history: Array<Record<string, unknown>>; possible_duplicate: boolean }>(
+      `SELECT s.history, s.possible_duplicate FROM tra_submissions s JOIN reservations r ON r.id = s.reservation_id
+       WHERE r.external_id = $1 AND s.role = 'main'`,
+      [externalId]
+    )
+    expect(main!.possible_duplicate).toBe(true)
+    expect(main!.history.at(-1)).toMatchObject({ outcome: "Accepted", possible_duplicate: true })
+  })
+
+  test("without a token: pending with the warning; nothing is posted", async () => {
+    tra.clear()
+    const { externalId, response } = await submitLive({}, guestsOf3(), noToken.property_id)
+    expect(response.tra.warning).toContain("TRA token")
+    await runReports()
+    const after = await detail(externalId)
+    expect(after.tra).toMatchObject({ status: "pending" })
+    expect(after.tra.warning).toContain("TRA token")
+    expect(tra.requests).toHaveLength(0)
+  })
+
+  test("cancelled after the TRA went out: already_reported.tra, and no further event", async () => {
+    tra.clear()
+    const { externalId } = await submitLive()
+    await runReports()
+    const cancelled = await call(app, "POST", "/api/partners/reservations/cancel", {
+      key: account.liveKey,
+      json: { external_id: externalId }
+    })
+    expect(cancelled.body.already_reported).toEqual({ tra: true, sire: true })
+    expect(cancelled.body.warning).toEqual(expect.any(String))
+    const events = await eventsOf(externalId)
+    expect(events.at(-1)).toBe("reservation.cancelled")
+  })
+
+  test("test keys never reach the TRA: compliant at once (design §6.12)", async () => {
+    tra.clear()
+    const body = registrationBody(account.testProperties[0]!.property_id, guestsOf3(), { check_in: bogotaToday() })
+    const res = await call(app, "POST", "/api/partners/registrations", { key: account.testKey, json: body })
+    expect(res.body.status).toBe("compliant")
+    await runReports()
+    expect(tra.requests).toHaveLength(0)
+  })
+})

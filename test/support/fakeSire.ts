@@ -1,0 +1,231 @@
+import countries from "../../src/compliance/reference/countries.json" with { type: "json" }
+import documents from "../../src/compliance/reference/documents.json" with { type: "json" }
+
+/**
+ * A local stand-in for the SIRE gateway of design §6.13 (domain notes §6.4 "Fake SIRE"): a real HTTP server
+ * (Bun.serve, port 0) that reads the body as a SIRE file and checks it the way the upload would, then answers
+ * `{processed, valid, invalid, errors:[{line, message}]}`.
+ *
+ * Checks: POST to its path; `X-Sire-Hotel-Code` and `X-Sire-City-Code` present and digits; the bearer token when
+ * one is configured; a `text/plain` body; CRLF line ends; per line exactly 13 TAB-separated columns, the hotel and
+ * city columns equal to the headers, numeric codes known to the reference data (document, nationality,
+ * procedencia, destino), an alphanumeric document number, upper-case letters in the name columns, `E`/`S`,
+ * and real `dd/mm/yyyy` dates.
+ *
+ * Faults are queued, one per coming upload: `"500"`, `"hang"` (never answers), `"401"`, `"403"`, `"400"`,
+ * `"garbage"` (200 with a body that is not JSON), `{ rejectLines }` (the gateway refuses those lines with those
+ * messages, on top of its own checks) or `{ status, body }` (any answer). Every upload is recorded with its
+ * headers (the token redacted), raw text and parsed rows.
+ */
+
+export type SireFault =
+  | "500"
+  | "hang"
+  | "401"
+  | "403"
+  | "400"
+  | "garbage"
+  | { readonly rejectLines: ReadonlyArray<{ readonly line: number; readonly message: string }> }
+  | { readonly status: number; readonly body: string; readonly contentType?: string }
+
+export interface SireAnswer {
+  readonly processed: number
+  readonly valid: number
+  readonly invalid: number
+  readonly errors: ReadonlyArray<{ readonly line: number; readonly message: string }>
+}
+
+export interface SireUpload {
+  readonly method: string
+  readonly path: string
+  /** Lower-case names; `authorization` reads `Bearer <redacted>` (or `<redacted>` for another scheme). */
+  readonly headers: Readonly<Record<string, string>>
+  /** How the bearer token compared with the configured one. */
+  readonly bearer: "absent" | "valid" | "invalid"
+  readonly text: string
+  /** The lines split at TAB (lines split at CRLF; a final empty piece after the last CRLF is not a row). */
+  readonly rows: ReadonlyArray<ReadonlyArray<string>>
+  /** What the fake answered: a status and body, or `hang`. */
+  readonly answered: { readonly status: number; readonly body: string } | "hang"
+}
+
+export interface FakeSireOptions {
+  /** When set, uploads need `Authorization: Bearer <token>`. */
+  readonly token?: string
+  /** Path of the upload endpoint. Default `/sire/upload`. */
+  readonly path?: string
+  /** Accepted nationality/procedencia/destino codes. Default: the bundled reference data. */
+  readonly countryCodes?: ReadonlySet<string>
+  /** Accepted document codes. Default: the bundled reference data. */
+  readonly documentCodes?: ReadonlySet<string>
+}
+
+export interface FakeSire {
+  readonly url: string
+  readonly uploads: ReadonlyArray<SireUpload>
+  /** The last upload; throws when there is none. */
+  readonly last: () => SireUpload
+  /** Queues faults, one per coming upload. */
+  readonly fail: (...faults: ReadonlyArray<SireFault>) => void
+  /** Queues a fault refusing line `line` of the next upload with `message`. */
+  readonly rejectLine: (line: number, message: string) => void
+  /** Forgets uploads and queued faults. */
+  readonly reset: () => void
+  readonly stop: () => void
+}
+
+const bundledCountryCodes = new Set(Object.values(countries.entries))
+const bundledDocumentCodes = new Set(
+  Object.values(documents.entries).flatMap((entry) => entry.sire === null ? [] : [entry.sire])
+)
+
+const DIGITS = /^\d+$/
+const NAME = /^[A-Z]+( [A-Z]+)*$/
+
+const isSireDate = (value: string): boolean => {
+  const match = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(value)
+  if (match === null) return false
+  const [, day, month, year] = match
+  const iso = `${year}-${month}-${day}`
+  const parsed = new Date(`${iso}T00:00:00Z`)
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === iso
+}
+
+/** The problems of one line (empty when it is valid). */
+const checkLine = (
+  columns: ReadonlyArray<string>,
+  hotelCode: string,
+  cityCode: string,
+  countryCodes: ReadonlySet<string>,
+  documentCodes: ReadonlySet<string>
+): Array<string> => {
+  if (columns.length !== 13) return [`expected 13 TAB-separated columns, got ${columns.length}`]
+  const [hotel, city, document, number, nationality, first, second, names, movement, date, origin, destination, birth] =
+    columns as [string, string, string, string, string, string, string, string, string, string, string, string, string]
+  const problems: Array<string> = []
+  const code = (name: string, value: string, known?: ReadonlySet<string>) => {
+    if (!DIGITS.test(value)) problems.push(`${name} must be digits, got ${JSON.stringify(value)}`)
+    else if (known !== undefined && !known.has(value)) problems.push(`unknown ${name} ${value}`)
+  }
+  if (hotel !== hotelCode) problems.push(`hotel code ${JSON.stringify(hotel)} differs from the header ${hotelCode}`)
+  if (city !== cityCode) problems.push(`city code ${JSON.stringify(city)} differs from the header ${cityCode}`)
+  code("document type", document, documentCodes)
+  if (!/^[A-Z0-9]+$/.test(number)) problems.push(`document number must be upper-case letters and digits, got ${JSON.stringify(number)}`)
+  code("nationality", nationality, countryCodes)
+  if (!NAME.test(first)) problems.push(`first surname must be upper-case letters, got ${JSON.stringify(first)}`)
+  if (second !== "" && !NAME.test(second)) problems.push(`second surname must be upper-case letters, got ${JSON.stringify(second)}`)
+  if (!NAME.test(names)) problems.push(`names must be upper-case letters, got ${JSON.stringify(names)}`)
+  if (movement !== "E" && movement !== "S") problems.push(`movement must be E or S, got ${JSON.stringify(movement)}`)
+  if (!isSireDate(date)) problems.push(`movement date must be dd/mm/yyyy, got ${JSON.stringify(date)}`)
+  code("procedencia", origin, countryCodes)
+  code("destino", destination, countryCodes)
+  if (!isSireDate(birth)) problems.push(`birth date must be dd/mm/yyyy, got ${JSON.stringify(birth)}`)
+  return problems
+}
+
+const json = (status: number, body: unknown) => ({ status, body: JSON.stringify(body), contentType: "application/json" })
+
+export const startFakeSire = (options: FakeSireOptions = {}): FakeSire => {
+  const path = options.path ?? "/sire/upload"
+  const countryCodes = options.countryCodes ?? bundledCountryCodes
+  const documentCodes = options.documentCodes ?? bundledDocumentCodes
+  const uploads: Array<SireUpload> = []
+  const queue: Array<SireFault> = []
+
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: async (request) => {
+      const url = new URL(request.url)
+      if (url.pathname !== path) return Response.json({ detail: "not found" }, { status: 404 })
+      if (request.method !== "POST") return Response.json({ detail: "method not allowed" }, { status: 405 })
+
+      const text = await request.text()
+      const headers: Record<string, string> = {}
+      request.headers.forEach((value, name) => {
+        headers[name] = name === "authorization"
+          ? value.toLowerCase().startsWith("bearer ") ? "Bearer <redacted>" : "<redacted>"
+          : value
+      })
+      const authorization = request.headers.get("authorization")
+      const presented = authorization === null ? undefined : /^Bearer (.+)$/i.exec(authorization)?.[1] ?? ""
+      const bearer = presented === undefined ? "absent" : presented === options.token ? "valid" : "invalid"
+      const pieces = text.split("\r\n")
+      // The piece after the final CRLF is not a line; an empty body has none.
+      const rows = text === "" ? [] : (text.endsWith("\r\n") ? pieces.slice(0, -1) : pieces).map((row) => row.split("\t"))
+
+      const record = (answered: SireUpload["answered"]) =>
+        uploads.push({ method: request.method, path: url.pathname, headers, bearer, text, rows, answered })
+      const reply = (answer: { status: number; body: string; contentType: string }) => {
+        record({ status: answer.status, body: answer.body })
+        return new Response(answer.body, { status: answer.status, headers: { "content-type": answer.contentType } })
+      }
+
+      const fault = queue.shift()
+      if (fault === "hang") {
+        record("hang")
+        return new Promise<Response>(() => {})
+      }
+      if (fault === "500") return reply(json(500, { detail: "internal error of the fake gateway" }))
+      if (fault === "401") return reply(json(401, { detail: "invalid token" }))
+      if (fault === "403") return reply(json(403, { detail: "this token may not upload for this hotel" }))
+      if (fault === "400") return reply(json(400, { detail: "the portal refused the file" }))
+      if (fault === "garbage") return reply({ status: 200, body: "<html>portal session expired</html>", contentType: "text/html" })
+      if (typeof fault === "object" && "status" in fault) {
+        return reply({ status: fault.status, body: fault.body, contentType: fault.contentType ?? "application/json" })
+      }
+
+      if (options.token !== undefined && bearer !== "valid") return reply(json(401, { detail: "invalid token" }))
+      const hotelCode = request.headers.get("x-sire-hotel-code")
+      const cityCode = request.headers.get("x-sire-city-code")
+      if (hotelCode === null || !DIGITS.test(hotelCode)) return reply(json(400, { detail: "X-Sire-Hotel-Code must be digits" }))
+      if (cityCode === null || !DIGITS.test(cityCode)) return reply(json(400, { detail: "X-Sire-City-Code must be digits" }))
+      if (!(request.headers.get("content-type") ?? "").startsWith("text/plain")) {
+        return reply(json(400, { detail: "the file must be sent as text/plain" }))
+      }
+      if (text === "") return reply(json(400, { detail: "empty file" }))
+
+      const errors = new Map<number, Array<string>>()
+      const add = (line: number, message: string) => errors.set(line, [...(errors.get(line) ?? []), message])
+      pieces.forEach((piece, index) => {
+        const line = index + 1
+        if (index === pieces.length - 1) {
+          if (piece !== "") add(line, "the last line has no CRLF line end")
+          else return
+        }
+        if (/[\r\n]/.test(piece)) add(line, "a bare CR or LF inside the line (lines must end with CRLF)")
+        for (const problem of checkLine(piece.split("\t"), hotelCode, cityCode, countryCodes, documentCodes)) add(line, problem)
+      })
+      if (typeof fault === "object" && "rejectLines" in fault) {
+        for (const { line, message } of fault.rejectLines) add(line, message)
+      }
+      const processed = rows.length
+      const listed = [...errors.entries()].sort(([a], [b]) => a - b).map(([line, messages]) => ({ line, message: messages.join("; ") }))
+      const answer: SireAnswer = { processed, valid: processed - listed.length, invalid: listed.length, errors: listed }
+      return reply(json(200, answer))
+    }
+  })
+
+  return {
+    url: `http://127.0.0.1:${server.port}${path}`,
+    uploads,
+    last: () => {
+      const upload = uploads.at(-1)
+      if (upload === undefined) throw new Error("the fake SIRE gateway has received no upload")
+      return upload
+    },
+    fail: (...faults) => {
+      queue.push(...faults)
+    },
+    rejectLine: (line, message) => {
+      queue.push({ rejectLines: [{ line, message }] })
+    },
+    reset: () => {
+      uploads.length = 0
+      queue.length = 0
+    },
+    stop: () => {
+      server.stop(true)
+    }
+  }
+}
