@@ -104,6 +104,12 @@ interface TraResult {
 
 const configuration = (warning: string): Hold => ({ _tag: "Configuration", warning })
 
+/** Configuration warnings of a run, beyond those set when reports become due (Lifecycle.Warnings). */
+export const Warnings = {
+  rntMissing: "the property has no RNT number; configure it so the TRA can be sent",
+  sireCityCodeMissing: "the property has no SIRE city code; configure it so the SIRE report can be sent"
+} as const
+
 const guestLabel = (guest: GuestRow) => `guests[${guest.position}] (${guest.nombre} ${guest.apellido})`
 
 const DEFAULT_TIPO_ACOMODACION = "Habitación"
@@ -243,6 +249,10 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
         if (row.tra_token === null) {
           return { hold: configuration(Lifecycle.Warnings.traTokenMissing), sent: 0, accepted: 0, rejected: 0 }
         }
+        if (row.rnt_id === null || row.rnt_id.trim() === "") {
+          // The TRA identifies the establishment by its RNT (domain notes §1.3); without it every post is refused.
+          return { hold: configuration(Warnings.rntMissing), sent: 0, accepted: 0, rejected: 0 }
+        }
         const inputs = traInputs(reference, row, guests)
         if (Either.isLeft(inputs)) {
           return { hold: configuration(inputs.left), sent: 0, accepted: 0, rejected: 0 }
@@ -333,8 +343,7 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
           return { hold: { _tag: "Configuration", warning: Lifecycle.Warnings.sireHotelCodeMissing } as Hold, lines: [] }
         }
         if (row.sire_city_code === null) {
-          const warning = "the property has no SIRE city code; configure it so the SIRE report can be sent"
-          return { hold: { _tag: "Configuration", warning } as Hold, lines: [] }
+          return { hold: configuration(Warnings.sireCityCodeMissing), lines: [] }
         }
         const foreign = guests.filter((guest) => guest.nacionalidad !== null && Lifecycle.isForeign(guest.nacionalidad))
         const at = yield* nowDate
@@ -345,8 +354,10 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
             ON CONFLICT (reservation_id, guest_id, movement) DO NOTHING`
         }
         const movements = yield* sql<MovementRow>`
-          SELECT id, guest_id, state, possible_duplicate, last_error FROM sire_movements
-          WHERE reservation_id = ${row.id} AND movement = 'E' AND state = 'pending'`
+          SELECT m.id, m.guest_id, m.state, m.possible_duplicate, m.last_error
+          FROM sire_movements m JOIN guests g ON g.id = m.guest_id
+          WHERE m.reservation_id = ${row.id} AND m.movement = 'E' AND m.state = 'pending'
+          ORDER BY g.position`
         const lines: Array<PendingLine> = []
         const problems: Array<string> = []
         for (const movement of movements) {
@@ -641,15 +652,18 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
   })
 }) {}
 
-/** The periodic run (ROLE=worker|all): at start, then every `REPORTS_EVERY` (design §6.8). */
-export const loop = Layer.scopedDiscard(Effect.gen(function*() {
-  const runs = yield* ReportRuns
-  const { reportsEvery } = yield* AppConfig
-  const once = runs.run().pipe(
-    Effect.tap((summary) =>
-      summary.reservations > 0 ? Effect.logInfo("report run", summary) : Effect.void
-    ),
-    Effect.catchAllCause((cause) => Effect.logError("report run failed", cause))
-  )
-  yield* Effect.forkScoped(Effect.repeat(once, Schedule.spaced(reportsEvery)))
-}))
+/** A run now, then one every `every`, each logged and never failing the loop (design §6.8). */
+export const periodic = (every: Duration.DurationInput) =>
+  Effect.flatMap(ReportRuns, (runs) =>
+    Effect.repeat(
+      runs.run().pipe(
+        Effect.tap((summary) => summary.reservations > 0 ? Effect.logInfo("report run", summary) : Effect.void),
+        Effect.catchAllCause((cause) => Effect.logError("report run failed", cause))
+      ),
+      Schedule.spaced(every)
+    ))
+
+/** The periodic run (ROLE=worker|all): at start, then every `REPORTS_EVERY`. */
+export const loop = Layer.scopedDiscard(
+  Effect.flatMap(AppConfig, ({ reportsEvery }) => Effect.forkScoped(periodic(reportsEvery)))
+)

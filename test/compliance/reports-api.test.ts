@@ -18,6 +18,7 @@ let app: RunningApp
 let account: Awaited<ReturnType<typeof seedAccount>>
 let property: { property_id: string }
 let noToken: { property_id: string }
+let noRnt: { property_id: string }
 
 beforeAll(async () => {
   tra = startFakeTra()
@@ -37,6 +38,13 @@ beforeAll(async () => {
     }))
   noToken = await admin(app, (c) =>
     c.CreateProperty({ account_id: account.accountId, name: "Sin token", sire_hotel_code: "777", sire_city_code: "5001" }))
+  noRnt = await admin(app, (c) =>
+    c.CreateProperty({
+      account_id: account.accountId,
+      name: "Sin RNT",
+      tra_token: Redacted.make(DEFAULT_TOKEN),
+      sire_hotel_code: "778"
+    }))
 })
 
 afterAll(async () => {
@@ -111,7 +119,7 @@ describe("report runs (design §6.8–§6.13)", () => {
     )
     expect(ours).toHaveLength(2)
     const after = await detail(externalId)
-    expect(after.tra).toMatchObject({ status: "success", mincit_code: expect.any(Number), reported_at: expect.any(String) })
+    expect({ ...after.tra }).toMatchObject({ status: "success", mincit_code: expect.any(Number), reported_at: expect.any(String) })
     expect(ours.map((r) => Number((r.body as { padre: string }).padre))).toEqual([after.tra.mincit_code, after.tra.mincit_code])
     // Manual SIRE: the movement is in a kept file; the report waits for the operator.
     expect(after.sire.status).toBe("pending")
@@ -221,6 +229,18 @@ describe("report runs (design §6.8–§6.13)", () => {
     const after = await detail(externalId)
     expect(after.tra).toMatchObject({ status: "pending" })
     expect(after.tra.warning).toContain("TRA token")
+    expect(tra.requests).toHaveLength(0)
+  })
+
+  test("without an RNT or a SIRE city code: pending with a warning naming what to configure; nothing sent", async () => {
+    tra.clear()
+    const { externalId } = await submitLive({}, guestsOf3(), noRnt.property_id)
+    await runReports()
+    const after = await detail(externalId)
+    expect(after.tra.status).toBe("pending")
+    expect(after.tra.warning).toContain("RNT")
+    expect(after.sire.status).toBe("pending")
+    expect(after.sire.warning).toContain("city code")
     expect(tra.requests).toHaveLength(0)
   })
 
