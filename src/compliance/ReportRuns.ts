@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { randomUUID } from "node:crypto"
 import { DateTime, Duration, Effect, Either, Layer, Option, Redacted, Schedule } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as Lifecycle from "../reservations/Lifecycle.ts"
@@ -46,6 +47,7 @@ interface DueRow {
   readonly tra: { readonly status: string }
   readonly sire: { readonly status: string }
   readonly report_failures: number
+  readonly tra_extension_from: string | null
   readonly tra_token: string | null
   readonly property_name: string
   readonly establishment_name: string | null
@@ -161,6 +163,7 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
         const [row] = yield* sql<DueRow>`
           SELECT r.id, r.property_id, r.check_in, r.check_out, r.room_number, r.motivo, r.tipo_acomodacion,
             r.total_amount_cop::text AS total_amount_cop, r.tra, r.sire, r.report_failures,
+            r.tra_extension_from::text AS tra_extension_from,
             p.tra_token, p.name AS property_name, p.establishment_name, p.rnt_id,
             p.tipo_acomodacion AS property_tipo_acomodacion, p.sire_hotel_code, p.sire_city_code
           FROM reservations r JOIN properties p ON p.id = r.property_id
@@ -243,8 +246,16 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
         return { ...submission, state, code: code === null ? submission.code : String(code), last_error: reason }
       })
 
-    /** Posts what is still missing of the reservation's TRA (round 0): the main guest, then its companions. */
-    const runTra = (row: DueRow, guests: ReadonlyArray<GuestRow>): Effect.Effect<TraResult> =>
+    /**
+     * Posts what is still missing of one round of the reservation's TRA — round 0 is the stay, round n the n-th
+     * extension (the added nights, design §6.8) — the main guest, then its companions.
+     */
+    const runTra = (
+      row: DueRow,
+      guests: ReadonlyArray<GuestRow>,
+      round = 0,
+      period: { readonly from: string; readonly to: string } = { from: row.check_in, to: row.check_out }
+    ): Effect.Effect<TraResult> =>
       Effect.gen(function*() {
         if (row.tra_token === null) {
           return { hold: configuration(Lifecycle.Warnings.traTokenMissing), sent: 0, accepted: 0, rejected: 0 }
@@ -260,18 +271,18 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
         const at = yield* nowDate
         yield* sql`
           INSERT INTO tra_submissions (reservation_id, guest_id, round, role, period_from, period_to, state, updated_at)
-          SELECT ${row.id}, g.id, 0, CASE WHEN g.position = ${guests[0]!.position} THEN 'main' ELSE 'companion' END,
-            ${row.check_in}, ${row.check_out}, 'pending', ${at}
+          SELECT ${row.id}, g.id, ${round}, CASE WHEN g.position = ${guests[0]!.position} THEN 'main' ELSE 'companion' END,
+            ${period.from}, ${period.to}, 'pending', ${at}
           FROM guests g WHERE g.reservation_id = ${row.id} AND g.registered_at IS NOT NULL
           ON CONFLICT (reservation_id, round, guest_id) DO NOTHING`
         // In flight from here: a cancellation now answers already_reported.tra (design §6.9).
         yield* sql`UPDATE reservations SET tra_reported = true WHERE id = ${row.id}`
         const submissions = yield* sql<SubmissionRow>`
           SELECT id, guest_id, role, state, code::text AS code, possible_duplicate, last_error
-          FROM tra_submissions WHERE reservation_id = ${row.id} AND round = 0`
+          FROM tra_submissions WHERE reservation_id = ${row.id} AND round = ${round}`
         const token = Redacted.make(row.tra_token)
         const guestOf = (submission: SubmissionRow) => guests.findIndex((guest) => guest.id === submission.guest_id)
-        const { stay } = inputs.right
+        const stay: TraStay = { ...inputs.right.stay, check_in: period.from, check_out: period.to }
         let sent = 0
         let misconfigured: string | null = null
 
@@ -314,11 +325,11 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
         }
       }).pipe(Effect.orDie)
 
-    const traParts = (reservationId: string, guests: ReadonlyArray<GuestRow>) =>
+    const traParts = (reservationId: string, guests: ReadonlyArray<GuestRow>, round = 0) =>
       Effect.map(
         sql<SubmissionRow>`
           SELECT id, guest_id, role, state, code::text AS code, possible_duplicate, last_error
-          FROM tra_submissions WHERE reservation_id = ${reservationId} AND round = 0`,
+          FROM tra_submissions WHERE reservation_id = ${reservationId} AND round = ${round}`,
         (rows) => {
           const parts = rows.map((submission): GuestPart & { role: string } => {
             const guest = guests.find((g) => g.id === submission.guest_id)
@@ -410,12 +421,12 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
       Effect.gen(function*() {
         const at = yield* nowDate
         const content = sireFile(lines.map((line) => line.line))
-        const name = `SIRE-${hotelCode}-${at.toISOString().slice(0, 10).replaceAll("-", "")}-${
-          at.toISOString().slice(11, 19).replaceAll(":", "")
-        }.txt`
+        const id = randomUUID()
+        const stamp = at.toISOString().replace(/[-:]/g, "").slice(0, 15) // yyyymmddThhmmss
+        const name = `SIRE-${hotelCode}-${stamp.replace("T", "-")}-${id.slice(0, 8)}.txt`
         const [file] = yield* sql<{ id: string }>`
-          INSERT INTO sire_files (property_id, mode, state, name, content, lines, created_at)
-          VALUES (${propertyId}, ${config.sireMode}, ${config.sireMode === "manual" ? "generated" : "posted"}, ${name},
+          INSERT INTO sire_files (id, property_id, mode, state, name, content, lines, created_at)
+          VALUES (${id}, ${propertyId}, ${config.sireMode}, ${config.sireMode === "manual" ? "generated" : "posted"}, ${name},
             ${content}, ${lines.length}, ${at})
           RETURNING id`
         // Once in a generated or posted file a movement counts as sent (design §6.8): a cancellation cannot take
@@ -538,6 +549,63 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
     const release = (ids: ReadonlyArray<string>) =>
       ids.length === 0 ? Effect.void : sql`UPDATE reservations SET report_lease_until = NULL WHERE id IN ${sql.in(ids)}`.pipe(Effect.orDie)
 
+    /**
+     * An extension after the TRA was reported (design §6.8): a new `/one/` for the added nights (old → new
+     * `check_out`) and a `/two/` per companion linked to the new code. When every guest is accepted,
+     * `tra.mincit_code` becomes the new code and `tra.reported` is emitted again; a rejection ends the TRA in
+     * `error` (`tra.failed`); anything else waits for the next run, the TRA staying `success` meanwhile.
+     */
+    const runExtension = (row: DueRow, guests: ReadonlyArray<GuestRow>) =>
+      Effect.gen(function*() {
+        const from = row.tra_extension_from!
+        const [existing] = yield* sql<{ round: number }>`
+          SELECT round FROM tra_submissions WHERE reservation_id = ${row.id} AND round > 0 AND period_from = ${from}
+          ORDER BY round DESC LIMIT 1`
+        const [last] = yield* sql<{ round: number }>`
+          SELECT COALESCE(max(round), 0) AS round FROM tra_submissions WHERE reservation_id = ${row.id}`
+        const round = existing?.round ?? last!.round + 1
+        const result = yield* runTra(row, guests, round, { from, to: row.check_out })
+        const { parts, main } = yield* traParts(row.id, guests, round)
+        const verdict = verdictOf(parts, result.hold, main)
+        if (verdict.status === "pending") {
+          if (verdict.warning !== null) yield* sql`UPDATE reservations SET tra = tra || ${JSON.stringify({ warning: verdict.warning })}::jsonb WHERE id = ${row.id}`
+          return result
+        }
+        yield* Effect.gen(function*() {
+          const now = yield* nowDate
+          const [current] = yield* sql<ReservationRow & { tra_extension_from: string | null }>`
+            SELECT * FROM reservations WHERE id = ${row.id} FOR UPDATE`
+          const tra = { ...(current!.tra as Record<string, unknown>) }
+          delete tra.warning
+          const next = verdict.status === "success"
+            ? { ...tra, status: "success", mincit_code: verdict.code, reported_at: now.toISOString() }
+            : { ...tra, status: "error", warning: verdict.warning, reported_at: now.toISOString() }
+          const snapshot = snapshotOf(current!)
+          const status = Lifecycle.deriveStatus({
+            ...snapshot,
+            tra: { status: next.status as Lifecycle.ReportState["status"], reported: true }
+          })
+          // A later extension may have moved check_out again meanwhile: keep asking for the nights after this round.
+          const stillExtended = current!.check_out > row.check_out
+          const [updated] = yield* sql<ReservationRow>`
+            UPDATE reservations SET tra = ${JSON.stringify(next)}::jsonb, status = ${status}, updated_at = ${now},
+              tra_extension_from = ${stillExtended ? row.check_out : null}
+            WHERE id = ${row.id}
+            RETURNING *`
+          if (current!.reservation_status !== "cancelled") {
+            yield* outbox.enqueue({
+              accountId: updated!.account_id,
+              environment: updated!.environment,
+              reservationId: row.id,
+              types: [verdict.status === "success" ? "tra.reported" : "tra.failed"],
+              data: reservations.views.eventData(updated!),
+              guests: []
+            })
+          }
+        }).pipe(sql.withTransaction)
+        return result
+      }).pipe(Effect.orDie)
+
     // ------------------------------------------------------------------------------------------------- run
 
     const run = (options: RunOptions = {}) =>
@@ -575,6 +643,12 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
                   result.hold._tag === "Transient" ? result.hold.reason : ""
                 )
                 yield* settleReport(id, "tra", verdict, verdict.status === "pending" && verdict.transient)
+              }
+              if (row.tra.status === "success" && row.tra_extension_from !== null) {
+                const result = yield* runExtension(row, guests)
+                summary.tra.sent += result.sent
+                summary.tra.accepted += result.accepted
+                summary.tra.rejected += result.rejected
               }
               if (row.sire.status === "pending") {
                 const { hold, lines } = yield* sireLines(row, guests)

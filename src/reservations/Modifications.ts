@@ -112,6 +112,13 @@ export class Modifications extends Effect.Service<Modifications>()("reservations
             sire = ${JSON.stringify(sire)}::jsonb,
             sire_reported = ${next.sire.reported},
             status = ${status},
+            tra_extension_from = ${
+          // design §6.8: a live extension after the TRA was reported is due at once: the next report run posts
+          // the added nights (from the first unreported night to the new check_out).
+          plan.tra_extension !== null && key.environment === "live" && tra.status === "success"
+            ? sql`COALESCE(tra_extension_from, ${plan.tra_extension.from}::date)`
+            : sql`tra_extension_from`
+        },
             updated_at = ${now}
           WHERE id = ${row.id}
           RETURNING *`

@@ -307,10 +307,18 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         if (Option.isNone(found)) return yield* notFound(externalId)
         const row = found.value
         const plan = Lifecycle.cancel(snapshotOf(row))
+        // design §6.8: once in a generated or posted SIRE file a movement is sent; the warning names the file(s).
+        const sireFiles = plan.already_reported.sire
+          ? (yield* sql<{ name: string }>`
+              SELECT DISTINCT f.name FROM sire_movements m JOIN sire_files f ON f.id = m.file_id
+              WHERE m.reservation_id = ${row.id} ORDER BY f.name`).map((file) => file.name)
+          : []
         const warning = plan.already_reported.tra || plan.already_reported.sire
           ? `already reported to ${
-            [plan.already_reported.tra ? "the TRA" : null, plan.already_reported.sire ? "SIRE" : null]
-              .filter((x) => x !== null).join(" and ")
+            [
+              plan.already_reported.tra ? "the TRA" : null,
+              plan.already_reported.sire ? `SIRE${sireFiles.length > 0 ? ` (in ${sireFiles.join(", ")})` : ""}` : null
+            ].filter((x) => x !== null).join(" and ")
           }; the report is not undone automatically`
           : undefined
         let current = row

@@ -244,6 +244,35 @@ describe("report runs (design §6.8–§6.13)", () => {
     expect(tra.requests).toHaveLength(0)
   })
 
+  test("an extension after the TRA went out posts the added nights (a new /one/ and /two/s); tra.reported again", async () => {
+    tra.clear()
+    const { externalId, body } = await submitLive({ check_out: "2099-01-03" })
+    await runReports()
+    const first = await detail(externalId)
+    const firstCode = first.tra.mincit_code as number
+    const patched = await call(app, "PATCH", "/api/partners/reservations", {
+      key: account.liveKey,
+      json: { external_id: externalId, check_out: "2099-01-06" }
+    })
+    expect(patched.status).toBe(200)
+    expect(patched.body.changed).toEqual(["check_out"])
+    tra.clear()
+    const summary = await runReports()
+    expect(summary.tra).toEqual({ sent: 3, accepted: 3, rejected: 0 })
+    const [main] = tra.mains()
+    expect(main!.body).toMatchObject({ check_in: "2099-01-03", check_out: "2099-01-06", numero_acompanantes: "2" })
+    const after = await detail(externalId)
+    const newCode = after.tra.mincit_code as number
+    expect(newCode).not.toBe(firstCode)
+    expect(tra.companions().map((r) => Number((r.body as { padre: string }).padre))).toEqual([newCode, newCode])
+    expect(after.tra.status).toBe("success")
+    expect((await eventsOf(externalId)).filter((type) => type === "tra.reported")).toHaveLength(2)
+    // Nothing more to send.
+    tra.clear()
+    expect((await runReports()).tra.sent).toBe(0)
+    void body
+  })
+
   test("cancelled after the TRA went out: already_reported.tra, and no further event", async () => {
     tra.clear()
     const { externalId } = await submitLive()
@@ -253,7 +282,7 @@ describe("report runs (design §6.8–§6.13)", () => {
       json: { external_id: externalId }
     })
     expect(cancelled.body.already_reported).toEqual({ tra: true, sire: true })
-    expect(cancelled.body.warning).toEqual(expect.any(String))
+    expect(cancelled.body.warning).toMatch(/TRA and SIRE \(in SIRE-12345-\d{8}-\d{6}-[0-9a-f]{8}\.txt\)/)
     const events = await eventsOf(externalId)
     expect(events.at(-1)).toBe("reservation.cancelled")
   })
