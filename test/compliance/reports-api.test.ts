@@ -287,6 +287,25 @@ describe("report runs (design §6.8–§6.13)", () => {
     expect(events.at(-1)).toBe("reservation.cancelled")
   })
 
+  test("cancelled before the run: nothing is sent, no SIRE line; the reports are withdrawn", async () => {
+    tra.clear()
+    const { externalId, body } = await submitLive()
+    const cancelled = await call(app, "POST", "/api/partners/reservations/cancel", {
+      key: account.liveKey,
+      json: { external_id: externalId }
+    })
+    expect(cancelled.body.already_reported).toEqual({ tra: false, sire: false })
+    const filesBefore = (await admin(app, (c) => c.SireFiles({}))).files.length
+    await runReports()
+    expect(mainsFor(externalId, body)).toHaveLength(0)
+    const files = (await admin(app, (c) => c.SireFiles({}))).files
+    const foreignDocument = (body.guests as Array<Record<string, string>>)[1]!.numero_documento
+    expect(files.slice(0, files.length - filesBefore).some((file) => file.content.includes(foreignDocument))).toBe(false)
+    const after = await detail(externalId)
+    expect(after.tra.status).toBe("not_applicable")
+    expect(after.sire.status).toBe("not_applicable")
+  })
+
   test("test keys never reach the TRA: compliant at once (design §6.12)", async () => {
     tra.clear()
     const body = registrationBody(account.testProperties[0]!.property_id, guestsOf3(), { check_in: bogotaToday() })
