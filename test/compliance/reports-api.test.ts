@@ -299,7 +299,7 @@ describe("report runs (design §6.8–§6.13)", () => {
     await runReports()
     expect(mainsFor(externalId, body)).toHaveLength(0)
     const files = (await admin(app, (c) => c.SireFiles({}))).files
-    const foreignDocument = (body.guests as Array<Record<string, string>>)[1]!.numero_documento
+    const foreignDocument = (body.guests as Array<Record<string, string>>)[1]!.numero_documento as string
     expect(files.slice(0, files.length - filesBefore).some((file) => file.content.includes(foreignDocument))).toBe(false)
     const after = await detail(externalId)
     expect(after.tra.status).toBe("not_applicable")
