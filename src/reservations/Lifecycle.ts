@@ -1,4 +1,5 @@
 import { Either, Schema } from "effect"
+import { simulatedOutcome } from "../compliance/Simulated.ts"
 import type { Environment } from "../shared/Environment.ts"
 import type { CheckinStatus, ReportStatus, ReservationStatus, SandboxSimulate, Status } from "./Reservation.ts"
 import {
@@ -203,17 +204,14 @@ export const reportsWhenDue = (input: ReportsDueInput): DueReports => {
   const traApplies = input.property.reports_tra
   const sireApplies = input.property.reports_sire && foreign_guests > 0
 
-  const outcome = (applies: boolean, failing: boolean, configWarning: string | undefined) => {
+  const outcome = (report: "tra" | "sire", applies: boolean, configWarning: string | undefined) => {
     if (!applies) return { status: "not_applicable" as const }
     if (!test) return { status: "pending" as const, ...(configWarning === undefined ? {} : { warning: configWarning }) }
-    return failing ? { status: "error" as const } : { status: "success" as const }
+    // Test keys: the simulated authorities answer at once (src/compliance/Simulated.ts).
+    return { status: simulatedOutcome(report, input.sandbox_simulate) }
   }
 
-  const traOutcome = outcome(
-    traApplies,
-    input.sandbox_simulate === "tra_failed",
-    input.property.has_tra_token ? undefined : Warnings.traTokenMissing
-  )
+  const traOutcome = outcome("tra", traApplies, input.property.has_tra_token ? undefined : Warnings.traTokenMissing)
   const tra: TraReport = {
     ...traOutcome,
     sends_on: traApplies ? input.check_in : null,
@@ -223,8 +221,8 @@ export const reportsWhenDue = (input: ReportsDueInput): DueReports => {
   }
 
   const sireOutcome = outcome(
+    "sire",
     sireApplies,
-    input.sandbox_simulate === "sire_failed",
     input.property.has_sire_hotel_code ? undefined : Warnings.sireHotelCodeMissing
   )
   const sire: SireReport = {

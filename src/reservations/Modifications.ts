@@ -6,7 +6,7 @@ import { Outbox } from "../webhooks/Outbox.ts"
 import * as Lifecycle from "./Lifecycle.ts"
 import type { UpdateReservation, UpdateResponse } from "./Reservation.ts"
 import { newCheckinToken } from "./CheckinToken.ts"
-import { simulatedMincitCode, storedReports } from "./DueReports.ts"
+import { simulatedMincitCode, storedReports } from "../compliance/Simulated.ts"
 import { type ReservationRow, snapshotOf } from "./ReservationRow.ts"
 import { Reservations } from "./Reservations.ts"
 

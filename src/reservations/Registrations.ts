@@ -5,7 +5,7 @@ import { DuplicateDocument, InvalidRequest, RegistrationOpen, RegistrationReject
 import { todayInBogota } from "../trm/Trm.ts"
 import { enqueuePhotoFetches } from "../documents/PhotoFetcher.ts"
 import { Outbox } from "../webhooks/Outbox.ts"
-import { storedReports } from "./DueReports.ts"
+import { storedReports } from "../compliance/Simulated.ts"
 import * as Lifecycle from "./Lifecycle.ts"
 import { bornAfter, duplicateDocuments, guestCountMismatch, type SubmitRegistration } from "./Reservation.ts"
 import type { ReservationRow } from "./ReservationRow.ts"
