@@ -62,38 +62,7 @@ declare -A PID=() PORT=() DIR=()
 SERVERS=()      # measured servers, in round-1 order
 CLEANED=0
 
-log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-
-stop_pid() {
-  local pid=$1
-  [[ -n "$pid" ]] || return 0
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
-  fi
-  wait "$pid" 2>/dev/null || true
-}
-
-cleanup() {
-  local rc=$?
-  [[ $CLEANED == 1 ]] && return
-  CLEANED=1
-  set +e
-  local name
-  for name in "${!PID[@]}"; do stop_pid "${PID[$name]}"; done
-  "${PSQL[@]}" -d postgres -c "DROP DATABASE IF EXISTS ${DB} WITH (FORCE)" >/dev/null 2>&1
-  if [[ "${BENCH_KEEP:-0}" == 1 || $rc -ne 0 ]]; then
-    log "work directory kept: $WORK"
-  else
-    rm -rf "$WORK"
-  fi
-  exit $rc
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # ---------------------------------------------------------------------------------------------- tools
 if ! command -v wrk >/dev/null 2>&1; then
@@ -104,13 +73,8 @@ if ! command -v wrk >/dev/null 2>&1; then
     sudo apt-get update && sudo apt-get install -y wrk
   fi
 fi
-for tool in psql curl ss; do command -v "$tool" >/dev/null || die "$tool is required"; done
-[[ -x "$BUN" ]] || die "$BUN missing: run npm ci first"
-"${PSQL[@]}" -d postgres -c "SELECT 1" >/dev/null || die "PostgreSQL is not reachable at ${PGHOST_}:${PGPORT_}"
+require_tools psql curl ss
 
-CLK_TCK=$(getconf CLK_TCK)
-free_port() { "$BUN" -e 'const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } }); console.log(s.port); s.stop(true)'; }
-json_get() { FIELD="$1" "$BUN" -e 'const v = JSON.parse(await Bun.stdin.text()); console.log(process.env.FIELD.split(".").reduce((o, k) => o[k], v))'; }
 
 # PostgreSQL's server log, for the same-SQL check (Debian: logging_collector off, stderr goes to /var/log).
 PG_LOG=${BENCH_PG_LOG:-}
@@ -371,8 +335,6 @@ cpu_ticks() {
   done
   echo "$total"
 }
-# Busy ticks of the whole machine (all CPUs), from the first line of /proc/stat.
-machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat; }
 # PostgreSQL backends serving the connections that process $1 holds (matched by client port).
 pg_backends() {
   local ports
@@ -389,19 +351,6 @@ to_ms() { # wrk latency ("850.00us", "6.20ms", "1.02s", "1.10m") → ms
     else { sub(/s$/, "", v); printf "%.2f", v * 1000 } }'
 }
 
-# The machine may be shared: before each measured run, wait (bounded) until the other processes leave the CPUs.
-wait_quiet() {
-  local deadline=$((SECONDS + QUIET_WAIT)) t0 t1 busy
-  while :; do
-    t0=$(machine_ticks); sleep 1; t1=$(machine_ticks)
-    busy=$(awk -v d=$((t1 - t0)) -v hz="$CLK_TCK" 'BEGIN {printf "%.2f", d / hz}')
-    awk -v b="$busy" 'BEGIN {exit !(b < 0.25)}' && return 0
-    if (( SECONDS >= deadline )); then
-      log "WARNING: other processes keep ${busy} cores busy; measuring anyway"
-      return 0
-    fi
-  done
-}
 
 
 measure() { # case round name
