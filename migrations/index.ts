@@ -4,6 +4,7 @@ import m0002 from "./0002_reservations.ts"
 import m0003 from "./0003_documents.ts"
 import m0004 from "./0004_webhooks.ts"
 import m0005 from "./0005_compliance.ts"
+import m0006 from "./0006_checkin.ts"
 
 /** Static imports keep migrations bundle-safe and free of file-system scans (design §3). Append only. */
 export const loader = Migrator.fromRecord({
@@ -11,5 +12,6 @@ export const loader = Migrator.fromRecord({
   "0002_reservations": m0002,
   "0003_documents": m0003,
   "0004_webhooks": m0004,
-  "0005_compliance": m0005
+  "0005_compliance": m0005,
+  "0006_checkin": m0006
 })

@@ -15,6 +15,8 @@ import * as ErrorMiddleware from "./http/ErrorMiddleware.ts"
 import { PartnerApi, WorkerApi } from "./http/PartnerApi.ts"
 import { Properties } from "./properties/Properties.ts"
 import { PropertiesLive } from "./properties/Http.ts"
+import { CheckinLive } from "./checkin/Http.ts"
+import { GuestCheckin } from "./checkin/GuestCheckin.ts"
 import { Reference } from "./compliance/Reference.ts"
 import * as ReportRunsModule from "./compliance/ReportRuns.ts"
 import { SireGateway } from "./compliance/SireGateway.ts"
@@ -93,7 +95,8 @@ const Services = Layer.mergeAll(
   WebhookEndpoints.Default.pipe(Layer.provide(OutboundLayer)),
   DeliveriesLayer,
   OutboundLayer,
-  ReportRunsLayer
+  ReportRunsLayer,
+  GuestCheckin.Default.pipe(Layer.provide([ReservationsLayer, Outbox.Default]))
 )
 
 const nonApiRoutes = [
@@ -115,7 +118,7 @@ const PartnerHttp = HttpApiBuilder.serve().pipe(
   Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(PartnerApi, nonApiRoutes))),
   Layer.provide(AdminHandlers.layer),
   Layer.provide(HttpApiBuilder.api(PartnerApi).pipe(
-    Layer.provide([PropertiesLive, ReservationsLive, WebhooksLive, PartnerHealthLive]),
+    Layer.provide([PropertiesLive, ReservationsLive, WebhooksLive, CheckinLive, PartnerHealthLive]),
     Layer.provide(PartnerAuth.layer)
   )),
   Layer.provide(RateLimits.layer),

@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { CheckinApi } from "../checkin/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { PropertiesApi } from "../properties/Api.ts"
 import { ReservationsApi } from "../reservations/Api.ts"
@@ -20,6 +21,7 @@ export class PartnerApi extends HttpApi.make("partner")
   .add(PropertiesApi)
   .add(ReservationsApi)
   .add(WebhooksApi)
+  .add(CheckinApi)
   .add(HealthApi)
   .addError(InvalidRequestBody)
   .addError(InvalidJsonBody)

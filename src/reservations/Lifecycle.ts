@@ -305,7 +305,7 @@ const changeEvents = (before: LifecycleSnapshot, after: LifecycleSnapshot): Read
 // ---------------------------------------------------------------------------------------------------------------
 // Guest registration, contract signature, cancellation
 
-const cancelledError = () =>
+export const cancelledError = () =>
   new ReservationCancelled({ message: "the reservation is cancelled", details: {} })
 
 /**

@@ -381,9 +381,7 @@ export const CancelReservation = Schema.Struct({
 export type CancelReservation = typeof CancelReservation.Type
 
 /** One guest of endpoint 7. Not checked here (no clock): that fecha_nacimiento is not in the future. */
-export const GuestInput = withRules(
-  "GuestInput",
-  Schema.Struct({
+const GuestFields = {
     tipo_documento: DocumentType,
     numero_documento: Schema.String.pipe(
       Schema.pattern(/^[a-zA-Z0-9]+$/, { message: () => "must be letters and digits only (^[a-zA-Z0-9]+$)" })
@@ -401,10 +399,18 @@ export const GuestInput = withRules(
     address: optional(StoredString),
     doc_photo_front_url: optional(Uri),
     doc_photo_back_url: optional(Uri)
-  }),
+}
+
+export const GuestInput = withRules("GuestInput", Schema.Struct(GuestFields), guestDocument)
+export type GuestInput = typeof GuestInput.Type
+
+/** The check-in page's guest (design §5): GuestInput plus the trip's `motivo`, required from the first guest. */
+export const CheckinGuestInput = withRules(
+  "CheckinGuestInput",
+  Schema.Struct({ ...GuestFields, motivo: optional(Motivo) }),
   guestDocument
 )
-export type GuestInput = typeof GuestInput.Type
+export type CheckinGuestInput = typeof CheckinGuestInput.Type
 
 /**
  * Endpoint 7's body. Exactly one property identifier (spec rule 3, design §6.5). Not schema errors, left to

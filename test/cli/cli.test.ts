@@ -355,7 +355,7 @@ describe("migrate", () => {
       expect({ code: first.code, stderr: first.stderr, json: first.json }).toEqual({
         code: 0,
         stderr: "",
-        json: { applied: ["0001_foundation", "0002_reservations", "0003_documents", "0004_webhooks", "0005_compliance"] }
+        json: { applied: ["0001_foundation", "0002_reservations", "0003_documents", "0004_webhooks", "0005_compliance", "0006_checkin"] }
       })
       const tables = await target.query<{ table_name: string }>(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name"
@@ -384,7 +384,8 @@ describe("migrate", () => {
         { migration_id: 2, name: "reservations" },
         { migration_id: 3, name: "documents" },
         { migration_id: 4, name: "webhooks" },
-        { migration_id: 5, name: "compliance" }
+        { migration_id: 5, name: "compliance" },
+        { migration_id: 6, name: "checkin" }
       ])
     } finally {
       await target.drop()

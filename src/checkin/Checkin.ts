@@ -1,0 +1,52 @@
+import { Schema } from "effect"
+import { CheckinStatus } from "../reservations/Reservation.ts"
+
+/** Schemas of the guest check-in JSON API (design §5). */
+
+export const CheckinPath = Schema.Struct({ token: Schema.String }).annotations({ identifier: "CheckinPath" })
+
+export const CheckinGuestPath = Schema.Struct({ token: Schema.String, guest_id: Schema.String }).annotations({
+  identifier: "CheckinGuestPath"
+})
+
+export const CheckinView = Schema.Struct({
+  check_in: Schema.String,
+  check_out: Schema.String,
+  guests_count: Schema.Int,
+  guests_registered: Schema.Int,
+  checkin_status: CheckinStatus,
+  contract_signed: Schema.Boolean,
+  property: Schema.Struct({
+    name: Schema.String,
+    requires_contract_signature: Schema.Boolean,
+    requires_document_photos: Schema.Boolean
+  }),
+  guests: Schema.Array(Schema.Struct({
+    guest_id: Schema.String,
+    nombre: Schema.String,
+    apellido: Schema.String,
+    is_primary: Schema.Boolean,
+    registered: Schema.Boolean,
+    document_uploaded: Schema.NullOr(Schema.Boolean)
+  }))
+}).annotations({ identifier: "CheckinView" })
+export type CheckinView = typeof CheckinView.Type
+
+export const GuestRegistered = Schema.Struct({
+  guest_id: Schema.String,
+  registered: Schema.Boolean,
+  guests_registered: Schema.Int,
+  checkin_status: CheckinStatus
+}).annotations({ identifier: "CheckinGuestRegistered" })
+
+export const SignContract = Schema.Struct({
+  signer_name: Schema.String.pipe(
+    Schema.filter((value) => /\S/.test(value) && value.length <= 255, { message: () => "must be 1 to 255 characters" })
+  ),
+  accepted: Schema.Literal(true).annotations({ message: () => "must be true: the contract must be accepted" })
+}).annotations({ identifier: "SignContract", parseOptions: { errors: "all" } })
+
+export const ContractSigned = Schema.Struct({
+  contract_signed: Schema.Literal(true),
+  signed_at: Schema.String
+}).annotations({ identifier: "ContractSigned" })

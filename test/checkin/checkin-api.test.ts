@@ -1,0 +1,124 @@
+import { describe, expect, test } from "bun:test"
+import { admin, call } from "../support/app.ts"
+import { appFixture } from "../support/fixture.ts"
+import { colombian, foreigner, reservationBody } from "../support/guests.ts"
+
+/** The check-in JSON API of design §5 (issue 6, item 1), over HTTP on the real app. */
+const f = appFixture()
+
+const createStay = async (propertyId: string, guests_count = 2) => {
+  const res = await call(f.app, "POST", "/api/partners/reservations", {
+    key: f.account.testKey,
+    json: reservationBody(propertyId, { guests_count })
+  })
+  expect(res.status).toBe(201)
+  const token = (res.body.checkin_url as string).split("/checkin/")[1]!
+  return { token, externalId: res.body.external_id as string, reservationId: res.body.reservation_id as string }
+}
+const checkin = (method: string, path: string, json?: unknown) => call(f.app, method, `/api/checkin/${path}`, json === undefined ? {} : { json })
+const eventsOf = async (reservationId: string) =>
+  (await f.db.query<{ type: string }>("SELECT type FROM events WHERE reservation_id = $1 ORDER BY seq", [reservationId])).map((e) => e.type)
+
+describe("check-in JSON API (design §5)", () => {
+  test("guests register one by one; the first gives motivo; the last completes and (test key) reports at once", async () => {
+    const stay = await createStay(f.account.testProperties[0]!.property_id)
+    const empty = await checkin("GET", stay.token)
+    expect(empty.status).toBe(200)
+    expect(empty.body).toMatchObject({ guests_count: 2, guests_registered: 0, checkin_status: "pending", contract_signed: false, guests: [] })
+    expect(empty.body.property).toMatchObject({ requires_contract_signature: false, requires_document_photos: false })
+
+    const noMotivo = await checkin("POST", `${stay.token}/guests`, colombian())
+    expect(noMotivo.status).toBe(400)
+    expect(noMotivo.body).toMatchObject({ code: "invalid_request", details: { fields: [{ field: "motivo" }] } })
+
+    const first = await checkin("POST", `${stay.token}/guests`, { ...colombian(), motivo: "Vacaciones, recreo y ocio" })
+    expect(first.status).toBe(201)
+    expect(first.body).toEqual({ guest_id: expect.any(String), registered: true, guests_registered: 1, checkin_status: "pending" })
+
+    const duplicate = await checkin("POST", `${stay.token}/guests`, colombian())
+    expect(duplicate.status).toBe(409)
+    expect(duplicate.body.code).toBe("duplicate_document")
+
+    const invalid = await checkin("POST", `${stay.token}/guests`, { ...foreigner(), fecha_nacimiento: undefined, nacionalidad: "XX" })
+    expect(invalid.status).toBe(400)
+    expect(invalid.body.details.fields.map((x: { field: string }) => x.field).sort()).toEqual(["fecha_nacimiento", "nacionalidad"])
+
+    const second = await checkin("POST", `${stay.token}/guests`, foreigner())
+    expect(second.body).toMatchObject({ registered: true, guests_registered: 2, checkin_status: "completed" })
+
+    const view = await checkin("GET", stay.token)
+    expect(view.body.guests.map((g: { is_primary: boolean; registered: boolean }) => [g.is_primary, g.registered])).toEqual([
+      [true, true],
+      [false, true]
+    ])
+    // Names and progress only: nothing else of a guest is shown through the link.
+    expect(Object.keys(view.body.guests[0]).sort()).toEqual(["apellido", "document_uploaded", "guest_id", "is_primary", "nombre", "registered"])
+
+    const third = await checkin("POST", `${stay.token}/guests`, colombian({ numero_documento: "999" }))
+    expect(third.status).toBe(400)
+    expect(third.body.code).toBe("registration_rejected")
+
+    const detail = await call(f.app, "GET", `/api/partners/registrations?external_id=${stay.externalId}`, { key: f.account.testKey })
+    expect(detail.body).toMatchObject({ status: "compliant", checkin_status: "completed", guests_registered: 2 })
+    expect(await eventsOf(stay.reservationId)).toEqual([
+      "reservation.created",
+      "registration.updated",
+      "registration.completed",
+      "tra.reported",
+      "sire.reported"
+    ])
+  })
+
+  test("a contract, where required, only once every guest is in: 409 registration_open before; then contract.signed and the reports", async () => {
+    const property = await admin(f.app, (c) =>
+      c.CreateProperty({ account_id: f.account.accountId, name: "Con contrato", environment: "test", requires_contract_signature: true }))
+    const stay = await createStay(property.property_id, 1)
+    const early = await checkin("POST", `${stay.token}/contract`, { signer_name: "Ana Pérez", accepted: true })
+    expect(early.status).toBe(409)
+    expect(early.body.code).toBe("registration_open")
+    await checkin("POST", `${stay.token}/guests`, { ...colombian(), motivo: "Trabajo" })
+    const waiting = await call(f.app, "GET", `/api/partners/registrations?external_id=${stay.externalId}`, { key: f.account.testKey })
+    expect(waiting.body.status).toBe("pending_signature")
+    const refused = await checkin("POST", `${stay.token}/contract`, { signer_name: " ", accepted: false })
+    expect(refused.status).toBe(400)
+    expect(refused.body.details.fields.map((x: { field: string }) => x.field).sort()).toEqual(["accepted", "signer_name"])
+    const signed = await checkin("POST", `${stay.token}/contract`, { signer_name: "Ana Pérez", accepted: true })
+    expect(signed.status).toBe(200)
+    expect(signed.body).toEqual({ contract_signed: true, signed_at: expect.any(String) })
+    const again = await checkin("POST", `${stay.token}/contract`, { signer_name: "Ana Pérez", accepted: true })
+    expect(again.body.signed_at).toBe(signed.body.signed_at)
+    const done = await call(f.app, "GET", `/api/partners/registrations?external_id=${stay.externalId}`, { key: f.account.testKey })
+    expect(done.body.status).toBe("compliant")
+    const [row] = await f.db.query<{ contract_signer: string; contract_signed_at: Date }>(
+      "SELECT contract_signer, contract_signed_at FROM reservations WHERE id = $1",
+      [stay.reservationId]
+    )
+    expect(row!.contract_signer).toBe("Ana Pérez")
+    expect(row!.contract_signed_at.toISOString()).toBe(signed.body.signed_at)
+    expect(await eventsOf(stay.reservationId)).toEqual([
+      "reservation.created",
+      "registration.completed",
+      "contract.signed",
+      "tra.reported"
+    ])
+  })
+
+  test("unknown tokens are 404 registration_not_found; a cancelled stay is 409 reservation_cancelled", async () => {
+    for (const token of ["nope", "A".repeat(43)]) {
+      const res = await checkin("GET", token)
+      expect(res.status).toBe(404)
+      expect(res.body.code).toBe("registration_not_found")
+    }
+    const stay = await createStay(f.account.testProperties[0]!.property_id)
+    await call(f.app, "POST", "/api/partners/reservations/cancel", { key: f.account.testKey, json: { external_id: stay.externalId } })
+    for (const res of [await checkin("GET", stay.token), await checkin("POST", `${stay.token}/guests`, { ...colombian(), motivo: "Trabajo" })]) {
+      expect(res.status).toBe(409)
+      expect(res.body.code).toBe("reservation_cancelled")
+    }
+  })
+
+  test("the check-in API is not in the partner OpenAPI document", async () => {
+    const res = await call(f.app, "GET", "/openapi.json")
+    expect(Object.keys(res.body.paths).some((path) => path.startsWith("/api/checkin"))).toBe(false)
+  })
+})
