@@ -96,7 +96,7 @@ const Services = Layer.mergeAll(
   DeliveriesLayer,
   OutboundLayer,
   ReportRunsLayer,
-  GuestCheckin.Default.pipe(Layer.provide([ReservationsLayer, Outbox.Default]))
+  GuestCheckin.Default.pipe(Layer.provide([ReservationsLayer, Outbox.Default, DocumentStore.filesystem]))
 )
 
 const nonApiRoutes = [
@@ -150,7 +150,7 @@ const Workers = Layer.mergeAll(
 export const App = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
   const http = config.role === "worker" ? WorkerHttp : PartnerHttp
   const workers = config.role === "api" ? Layer.empty : Workers
-  const server = BunHttpServer.layer({ port: config.port, hostname: config.host, maxRequestBodySize: 16 * 1024 * 1024 })
+  const server = BunHttpServer.layer({ port: config.port, hostname: config.host, maxRequestBodySize: 24 * 1024 * 1024 })
   return Layer.mergeAll(http, workers).pipe(
     Layer.provide(Services),
     Layer.provideMerge(server),

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { CheckinGuestInput } from "../reservations/Reservation.ts"
 import {
   DuplicateDocumentBody,
@@ -7,7 +7,16 @@ import {
   RegistrationRejectedBody,
   ReservationCancelledBody
 } from "../shared/errors.ts"
-import { CheckinPath, CheckinView, ContractSigned, GuestRegistered, SignContract } from "./Checkin.ts"
+import {
+  CheckinGuestPath,
+  CheckinPath,
+  CheckinView,
+  ContractSigned,
+  DocumentUpload,
+  DocumentUploaded,
+  GuestRegistered,
+  SignContract
+} from "./Checkin.ts"
 
 /**
  * The token-scoped JSON API of the check-in page (design §5). The token in the path is the credential; the
@@ -29,6 +38,15 @@ export class CheckinApi extends HttpApiGroup.make("checkin")
       .addError(RegistrationNotFoundBody)
       .addError(ReservationCancelledBody)
       .addError(DuplicateDocumentBody)
+      .addError(RegistrationRejectedBody)
+  )
+  .add(
+    HttpApiEndpoint.put("document", "/api/checkin/:token/guests/:guest_id/document")
+      .setPath(CheckinGuestPath)
+      .setPayload(HttpApiSchema.Multipart(DocumentUpload))
+      .addSuccess(DocumentUploaded)
+      .addError(RegistrationNotFoundBody)
+      .addError(ReservationCancelledBody)
       .addError(RegistrationRejectedBody)
   )
   .add(

@@ -1,3 +1,4 @@
+import { Multipart } from "@effect/platform"
 import { Schema } from "effect"
 import { CheckinStatus } from "../reservations/Reservation.ts"
 
@@ -50,3 +51,13 @@ export const ContractSigned = Schema.Struct({
   contract_signed: Schema.Literal(true),
   signed_at: Schema.String
 }).annotations({ identifier: "ContractSigned" })
+
+/** `PUT …/document`: multipart `front` (required) and `back` (optional), JPEG/PNG/PDF ≤ 10 MB each (design §5). */
+export const DocumentUpload = Schema.Struct({
+  front: Multipart.SingleFileSchema,
+  back: Schema.optional(Multipart.SingleFileSchema)
+}).annotations({ identifier: "DocumentUpload" })
+
+export const DocumentUploaded = Schema.Struct({ document_uploaded: Schema.Literal(true) }).annotations({
+  identifier: "DocumentUploaded"
+})

@@ -1,12 +1,16 @@
+import { FileSystem, type Multipart } from "@effect/platform"
+import { BunFileSystem } from "@effect/platform-bun"
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Either } from "effect"
 import { storedReports } from "../compliance/Simulated.ts"
+import { MAX_DOCUMENT_BYTES, sniffDocument } from "../documents/DocumentKind.ts"
+import { type DocumentSide, DocumentStore } from "../documents/DocumentStore.ts"
 import * as Lifecycle from "../reservations/Lifecycle.ts"
 import type { CheckinGuestInput } from "../reservations/Reservation.ts"
 import type { ReservationRow } from "../reservations/ReservationRow.ts"
 import { photosRetained, snapshotOf } from "../reservations/ReservationRow.ts"
 import { isUniqueViolation, Reservations } from "../reservations/Reservations.ts"
-import { DuplicateDocument, InvalidRequest, RegistrationNotFound } from "../shared/errors.ts"
+import { DuplicateDocument, InvalidRequest, RegistrationNotFound, RegistrationRejected } from "../shared/errors.ts"
 import { todayInBogota } from "../trm/Trm.ts"
 import { Outbox } from "../webhooks/Outbox.ts"
 import type { CheckinView } from "./Checkin.ts"
@@ -33,6 +37,8 @@ export class GuestCheckin extends Effect.Service<GuestCheckin>()("checkin/GuestC
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
     const reservations = yield* Reservations
+    const store = yield* DocumentStore
+    const fs = yield* Effect.provide(FileSystem.FileSystem, BunFileSystem.layer)
 
     /** The reservation of a live token (`lock`: inside a write's transaction). */
     const byToken = (token: string, lock: boolean) =>
@@ -151,6 +157,14 @@ export class GuestCheckin extends Effect.Service<GuestCheckin>()("checkin/GuestC
         const [counted] = yield* sql<{ count: number }>`
           SELECT count(*)::int AS count FROM guests WHERE reservation_id = ${row.id}`
         const count = counted!.count
+        // Where photos are required a guest may wait for its photo, unregistered: still, never more guests than
+        // the stay has.
+        if (count >= row.guests_count) {
+          return yield* new RegistrationRejected({
+            message: `all ${row.guests_count} guests of this stay have been entered`,
+            details: { guests_count: row.guests_count }
+          })
+        }
         if (count === 0 && row.motivo === null && input.motivo === undefined) {
           return yield* new InvalidRequest({
             message: "motivo is required from the first guest",
@@ -183,6 +197,10 @@ export class GuestCheckin extends Effect.Service<GuestCheckin>()("checkin/GuestC
             registered_at: registered ? now : null
           })
         } RETURNING id`
+        if (!registered && input.motivo !== undefined) {
+          // The trip's motivo is kept at once, even while the first guest waits for its photo.
+          yield* sql`UPDATE reservations SET motivo = COALESCE(motivo, ${input.motivo}) WHERE id = ${row.id}`
+        }
         const updated = registered ? yield* advance(row, next, { motivo: input.motivo ?? null }) : row
         const snapshot = snapshotOf(updated)
         return {
@@ -217,6 +235,66 @@ export class GuestCheckin extends Effect.Service<GuestCheckin>()("checkin/GuestC
         return { contract_signed: true as const, signed_at: updated.contract_signed_at!.toISOString() }
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
-    return { view, register, sign } as const
+    const invalidFile = (field: DocumentSide, message: string) =>
+      new InvalidRequest({ message: `${field} ${message}`, details: { fields: [{ field, message }] } })
+
+    /** Reads an uploaded part and checks it: at most 10 MB, JPEG/PNG/PDF by content (design §5). */
+    const readDocument = (field: DocumentSide, file: Multipart.PersistedFile) =>
+      Effect.gen(function*() {
+        const info = yield* fs.stat(file.path).pipe(Effect.orDie)
+        if (Number(info.size) > MAX_DOCUMENT_BYTES) return yield* invalidFile(field, "must be at most 10 MB")
+        const bytes = yield* fs.readFile(file.path).pipe(Effect.orDie)
+        const contentType = sniffDocument(bytes)
+        if (contentType === undefined) return yield* invalidFile(field, "must be a JPEG, PNG or PDF file")
+        return { bytes, contentType }
+      })
+
+    /**
+     * `PUT /api/checkin/{token}/guests/{guest_id}/document`: stores the photos through the DocumentStore (never
+     * served back). Where the property requires photos, the front photo completes the guest's registration.
+     */
+    const uploadDocument = (
+      token: string,
+      guestId: string,
+      front: Multipart.PersistedFile,
+      back: Multipart.PersistedFile | undefined
+    ) =>
+      Effect.gen(function*() {
+        const documents = [
+          { side: "front" as const, ...(yield* readDocument("front", front)) },
+          ...(back === undefined ? [] : [{ side: "back" as const, ...(yield* readDocument("back", back)) }])
+        ]
+        return yield* Effect.gen(function*() {
+          const row = yield* byToken(token, true)
+          const [guest] = /^[0-9a-f-]{36}$/i.test(guestId)
+            ? yield* sql<{ id: string; registered_at: Date | null }>`
+                SELECT id, registered_at FROM guests WHERE id = ${guestId} AND reservation_id = ${row.id} FOR UPDATE`
+            : []
+          if (guest === undefined) {
+            return yield* new RegistrationNotFound({ message: "No such guest in this stay.", details: { guest_id: guestId } })
+          }
+          const now = DateTime.toDateUtc(yield* DateTime.now)
+          for (const document of documents) {
+            yield* store.put({ guestId: guest.id, side: document.side }, document.bytes)
+            yield* sql`
+              INSERT INTO guest_documents (guest_id, side, content_type, size_bytes, stored_at)
+              VALUES (${guest.id}, ${document.side}, ${document.contentType}, ${document.bytes.byteLength}, ${now})
+              ON CONFLICT (guest_id, side) DO UPDATE
+              SET content_type = EXCLUDED.content_type, size_bytes = EXCLUDED.size_bytes, stored_at = EXCLUDED.stored_at`
+          }
+          yield* sql`UPDATE guests SET document_uploaded = true WHERE id = ${guest.id}`
+          if (row.requires_document_photos && guest.registered_at === null) {
+            const next = yield* Either.match(Lifecycle.registerGuest(snapshotOf(row)), {
+              onLeft: Effect.fail,
+              onRight: Effect.succeed
+            })
+            yield* sql`UPDATE guests SET registered_at = ${now} WHERE id = ${guest.id}`
+            yield* advance(row, next, {})
+          }
+          return { document_uploaded: true as const }
+        }).pipe(sql.withTransaction)
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    return { view, register, sign, uploadDocument } as const
   })
 }) {}

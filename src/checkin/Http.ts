@@ -9,5 +9,6 @@ export const CheckinLive = HttpApiBuilder.group(PartnerApi, "checkin", (handlers
     return handlers
       .handle("view", ({ path }) => checkin.view(path.token))
       .handle("register", ({ path, payload }) => checkin.register(path.token, payload))
+      .handle("document", ({ path, payload }) => checkin.uploadDocument(path.token, path.guest_id, payload.front, payload.back))
       .handle("sign", ({ path, payload }) => checkin.sign(path.token, payload.signer_name))
   }))

@@ -12,6 +12,9 @@ import { toBody } from "../shared/errors.ts"
 
 /** Request bodies above this are refused with invalid_request (design §6.2). */
 export const MAX_BODY_BYTES = 1024 * 1024
+/** The check-in page's photo upload: two files of at most 10 MB each, plus the multipart framing (design §6.2). */
+export const MAX_DOCUMENT_BODY_BYTES = 21 * 1024 * 1024
+const DOCUMENT_UPLOAD = /^\/api\/checkin\/[^/?]+\/guests\/[^/?]+\/document(\?|$)/
 
 export interface Route {
   readonly method: string
@@ -128,7 +131,8 @@ export const layer = (routes: ReadonlyArray<Route>) => {
 
   return HttpApiBuilder.middleware((app) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES
+      Number(request.headers["content-length"] ?? 0) >
+          (DOCUMENT_UPLOAD.test(request.url) ? MAX_DOCUMENT_BODY_BYTES : MAX_BODY_BYTES)
         ? Effect.succeed(tooLarge)
         : Effect.catchAllCause(app, (cause) => recover(request, cause)))
   )

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { admin, call } from "../support/app.ts"
 import { appFixture } from "../support/fixture.ts"
 import { colombian, foreigner, reservationBody } from "../support/guests.ts"
+import { JPEG, PNG } from "../support/photos.ts"
 
 /** The check-in JSON API of design §5 (issue 6, item 1), over HTTP on the real app. */
 const f = appFixture()
@@ -101,6 +102,52 @@ describe("check-in JSON API (design §5)", () => {
       "contract.signed",
       "tra.reported"
     ])
+  })
+
+  test("where photos are required, a guest is registered once its front photo is stored (design §5)", async () => {
+    const property = await admin(f.app, (c) =>
+      c.CreateProperty({ account_id: f.account.accountId, name: "Con fotos", environment: "test", requires_document_photos: true }))
+    const stay = await createStay(property.property_id, 1)
+    const entered = await checkin("POST", `${stay.token}/guests`, { ...foreigner(), motivo: "Tránsito" })
+    expect(entered.body).toMatchObject({ registered: false, guests_registered: 0, checkin_status: "pending" })
+    const guestId = entered.body.guest_id as string
+
+    const upload = (id: string, files: Record<string, Uint8Array | string>) => {
+      const form = new FormData()
+      for (const [field, content] of Object.entries(files)) form.append(field, new Blob([content]), `${field}.bin`)
+      return fetch(`${f.app.baseUrl}/api/checkin/${stay.token}/guests/${id}/document`, { method: "PUT", body: form })
+    }
+    const wrongType = await upload(guestId, { front: "plain text, not a photo" })
+    expect(wrongType.status).toBe(400)
+    expect(await wrongType.json()).toMatchObject({ code: "invalid_request", details: { fields: [{ field: "front" }] } })
+    const big = new Uint8Array(10 * 1024 * 1024 + 1)
+    big.set(JPEG)
+    const tooBig = await upload(guestId, { front: big })
+    expect(tooBig.status).toBe(400)
+    expect((await tooBig.json()).details.fields[0].field).toBe("front")
+    const unknown = await upload("0b7c3a0e-1d2f-4c3b-9a8e-000000000000", { front: JPEG })
+    expect(unknown.status).toBe(404)
+    expect((await unknown.json()).code).toBe("registration_not_found")
+
+    const stored = await upload(guestId, { front: JPEG, back: PNG })
+    expect(stored.status).toBe(200)
+    expect(await stored.json()).toEqual({ document_uploaded: true })
+    const view = await checkin("GET", stay.token)
+    expect(view.body).toMatchObject({ guests_registered: 1, checkin_status: "completed" })
+    expect(view.body.guests[0]).toMatchObject({ registered: true, document_uploaded: true })
+    const documents = await f.db.query<{ side: string; content_type: string }>(
+      "SELECT side, content_type FROM guest_documents WHERE guest_id = $1 ORDER BY side DESC",
+      [guestId]
+    )
+    expect(documents).toEqual([{ side: "front", content_type: "image/jpeg" }, { side: "back", content_type: "image/png" }])
+    const detail = await call(f.app, "GET", `/api/partners/registrations?external_id=${stay.externalId}&include=guests`, {
+      key: f.account.testKey
+    })
+    expect(detail.body.status).toBe("compliant")
+    expect(detail.body.guests[0].document_uploaded).toBe(true)
+    // A second guest cannot be added beyond guests_count.
+    const extra = await checkin("POST", `${stay.token}/guests`, colombian({ numero_documento: "5555" }))
+    expect(extra.body.code).toBe("registration_rejected")
   })
 
   test("unknown tokens are 404 registration_not_found; a cancelled stay is 409 reservation_cancelled", async () => {
