@@ -114,7 +114,7 @@ describe("check-in JSON API (design §5)", () => {
 
     const upload = (id: string, files: Record<string, Uint8Array | string>) => {
       const form = new FormData()
-      for (const [field, content] of Object.entries(files)) form.append(field, new Blob([content]), `${field}.bin`)
+      for (const [field, content] of Object.entries(files)) form.append(field, new Blob([content as BlobPart]), `${field}.bin`)
       return fetch(`${f.app.baseUrl}/api/checkin/${stay.token}/guests/${id}/document`, { method: "PUT", body: form })
     }
     const wrongType = await upload(guestId, { front: "plain text, not a photo" })
