@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { CheckinGuestInput } from "../reservations/Reservation.ts"
 import {
   DuplicateDocumentBody,
+  RateLimitedBody,
   RegistrationNotFoundBody,
   RegistrationOpenBody,
   RegistrationRejectedBody,
@@ -35,6 +36,7 @@ export class CheckinApi extends HttpApiGroup.make("checkin")
       .setPath(CheckinPath)
       .setPayload(CheckinGuestInput)
       .addSuccess(GuestRegistered, { status: 201 })
+      .addError(RateLimitedBody)
       .addError(RegistrationNotFoundBody)
       .addError(ReservationCancelledBody)
       .addError(DuplicateDocumentBody)
@@ -45,6 +47,7 @@ export class CheckinApi extends HttpApiGroup.make("checkin")
       .setPath(CheckinGuestPath)
       .setPayload(HttpApiSchema.Multipart(DocumentUpload))
       .addSuccess(DocumentUploaded)
+      .addError(RateLimitedBody)
       .addError(RegistrationNotFoundBody)
       .addError(ReservationCancelledBody)
       .addError(RegistrationRejectedBody)
@@ -54,6 +57,7 @@ export class CheckinApi extends HttpApiGroup.make("checkin")
       .setPath(CheckinPath)
       .setPayload(SignContract)
       .addSuccess(ContractSigned)
+      .addError(RateLimitedBody)
       .addError(RegistrationNotFoundBody)
       .addError(ReservationCancelledBody)
       .addError(RegistrationOpenBody)

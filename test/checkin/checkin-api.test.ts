@@ -164,6 +164,24 @@ describe("check-in JSON API (design §5)", () => {
     }
   })
 
+  test("30 writes per minute per token (design §5): the 31st is 429 rate_limited; reads are not counted", async () => {
+    const stay = await createStay(f.account.testProperties[0]!.property_id, 2)
+    const guest = { ...colombian(), motivo: "Trabajo" }
+    const statuses: Array<number> = []
+    // Writes that reach the service count, refused ones included (a repeated guest: 409 duplicate_document).
+    for (let i = 0; i < 30; i++) statuses.push((await checkin("POST", `${stay.token}/guests`, guest)).status)
+    expect(statuses[0]).toBe(201)
+    expect(statuses.slice(1).every((status) => status === 409)).toBe(true)
+    const refused = await checkin("POST", `${stay.token}/guests`, guest)
+    expect(refused.status).toBe(429)
+    expect(refused.body.code).toBe("rate_limited")
+    expect(refused.headers.get("retry-after")).toEqual(expect.any(String))
+    expect((await checkin("GET", stay.token)).status).toBe(200)
+    // Another token has its own budget.
+    const other = await createStay(f.account.testProperties[0]!.property_id, 1)
+    expect((await checkin("POST", `${other.token}/guests`, guest)).status).toBe(201)
+  })
+
   test("the check-in API is not in the partner OpenAPI document", async () => {
     const res = await call(f.app, "GET", "/openapi.json")
     expect(Object.keys(res.body.paths).some((path) => path.startsWith("/api/checkin"))).toBe(false)
