@@ -24,6 +24,7 @@ import * as SireGatewayModule from "./compliance/SireGateway.ts"
 import * as TraClient from "./compliance/TraClient.ts"
 import * as DocumentStore from "./documents/DocumentStore.ts"
 import * as PhotoFetcher from "./documents/PhotoFetcher.ts"
+import * as Retention from "./documents/Retention.ts"
 import { Resolver, SafeHttp } from "./net/SafeHttp.ts"
 import { ReservationsLive } from "./reservations/Http.ts"
 import { Modifications } from "./reservations/Modifications.ts"
@@ -139,6 +140,7 @@ const WorkerHttp = HttpApiBuilder.serve().pipe(
 const Workers = Layer.mergeAll(
   Heartbeat.layer,
   PhotoFetcher.loop.pipe(Layer.provide(PhotoFetcher.PhotoFetcher.Default), Layer.provide(DocumentStore.filesystem)),
+  Retention.loop.pipe(Layer.provide(Retention.Retention.Default), Layer.provide(DocumentStore.filesystem)),
   DeliveryLoop.layer,
   ReportRunsModule.loop
 )
