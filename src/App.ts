@@ -16,6 +16,7 @@ import { PartnerApi, WorkerApi } from "./http/PartnerApi.ts"
 import { Properties } from "./properties/Properties.ts"
 import { PropertiesLive } from "./properties/Http.ts"
 import { CheckinLive } from "./checkin/Http.ts"
+import * as CheckinPage from "./checkin/Page.ts"
 import { GuestCheckin } from "./checkin/GuestCheckin.ts"
 import { Reference } from "./compliance/Reference.ts"
 import * as ReportRunsModule from "./compliance/ReportRuns.ts"
@@ -103,7 +104,8 @@ const Services = Layer.mergeAll(
 const nonApiRoutes = [
   { method: "GET", path: "/openapi.json" },
   { method: "GET", path: "/docs" },
-  { method: "POST", path: "/rpc/admin" }
+  { method: "POST", path: "/rpc/admin" },
+  ...CheckinPage.routes
 ]
 
 /**
@@ -118,6 +120,7 @@ const PartnerHttp = HttpApiBuilder.serve().pipe(
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
   Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(PartnerApi, nonApiRoutes))),
   Layer.provide(AdminHandlers.layer),
+  Layer.provide(CheckinPage.layer),
   Layer.provide(HttpApiBuilder.api(PartnerApi).pipe(
     Layer.provide([PropertiesLive, ReservationsLive, WebhooksLive, CheckinLive, PartnerHealthLive]),
     Layer.provide(PartnerAuth.layer)
