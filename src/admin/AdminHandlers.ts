@@ -7,6 +7,7 @@ import { Sandbox } from "../accounts/Sandbox.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import { ReportRuns } from "../compliance/ReportRuns.ts"
 import { Properties } from "../properties/Properties.ts"
+import { isUuid } from "../shared/Uuid.ts"
 import { AdminError } from "./AdminError.ts"
 import { AdminAuth, AdminRpcs } from "./AdminRpcs.ts"
 import { AdminToken } from "./AdminToken.ts"
@@ -31,7 +32,6 @@ const HandlersLive = AdminRpcs.toLayer(Effect.gen(function*() {
   const properties = yield* Properties
   const sandbox = yield* Sandbox
   const reports = yield* ReportRuns
-  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
   const fileNotFound = (id: string) => new AdminError({ message: `no SIRE file ${id} waiting for confirmation`, code: "file_not_found" })
   return {
     CreateAccount: (input) => accounts.create(input),
@@ -50,11 +50,11 @@ const HandlersLive = AdminRpcs.toLayer(Effect.gen(function*() {
         sire: { sent: sire.sent, accepted: sire.accepted, rejected: sire.rejected }
       })),
     SireFiles: ({ property_id }) =>
-      property_id !== undefined && !UUID.test(property_id)
+      property_id !== undefined && !isUuid(property_id)
         ? Effect.succeed({ files: [] })
         : reports.files(property_id),
     ConfirmSireFile: ({ file_id }) =>
-      UUID.test(file_id)
+      isUuid(file_id)
         ? Effect.flatMap(reports.confirm(file_id), Option.match({
           onNone: () => Effect.fail(fileNotFound(file_id)),
           onSome: Effect.succeed

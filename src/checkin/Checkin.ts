@@ -40,9 +40,14 @@ export const GuestRegistered = Schema.Struct({
   checkin_status: CheckinStatus
 }).annotations({ identifier: "CheckinGuestRegistered" })
 
+/** The longest typed signer name (also handed to the check-in page). */
+export const SIGNER_NAME_MAX = 255
+
 export const SignContract = Schema.Struct({
   signer_name: Schema.String.pipe(
-    Schema.filter((value) => /\S/.test(value) && value.length <= 255, { message: () => "must be 1 to 255 characters" })
+    Schema.filter((value) => /\S/.test(value) && value.length <= SIGNER_NAME_MAX, {
+      message: () => `must be 1 to ${SIGNER_NAME_MAX} characters`
+    })
   ),
   accepted: Schema.Literal(true).annotations({ message: () => "must be true: the contract must be accepted" })
 }).annotations({ identifier: "SignContract", parseOptions: { errors: "all" } })

@@ -11,6 +11,7 @@ import type { ReservationRow } from "../reservations/ReservationRow.ts"
 import { photosRetained, snapshotOf } from "../reservations/ReservationRow.ts"
 import { isUniqueViolation, Reservations } from "../reservations/Reservations.ts"
 import { DuplicateDocument, InvalidRequest, RegistrationNotFound, RegistrationRejected } from "../shared/errors.ts"
+import { isUuid } from "../shared/Uuid.ts"
 import { todayInBogota } from "../trm/Trm.ts"
 import { Outbox } from "../webhooks/Outbox.ts"
 import type { CheckinView } from "./Checkin.ts"
@@ -266,7 +267,7 @@ export class GuestCheckin extends Effect.Service<GuestCheckin>()("checkin/GuestC
         ]
         return yield* Effect.gen(function*() {
           const row = yield* byToken(token, true)
-          const [guest] = /^[0-9a-f-]{36}$/i.test(guestId)
+          const [guest] = isUuid(guestId)
             ? yield* sql<{ id: string; registered_at: Date | null }>`
                 SELECT id, registered_at FROM guests WHERE id = ${guestId} AND reservation_id = ${row.id} FOR UPDATE`
             : []

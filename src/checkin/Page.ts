@@ -6,12 +6,14 @@ import { MAX_DOCUMENT_BYTES } from "../documents/DocumentKind.ts"
 import { COUNTRY_CODES } from "../reservations/countries.ts"
 import {
   COLOMBIAN_DOCUMENT_TYPES,
+  DOCUMENT_NUMBER,
   DocumentType,
   FOREIGN_DOCUMENT_TYPES,
   Limits,
   Motivo
 } from "../reservations/Reservation.ts"
 import { toBody } from "../shared/errors.ts"
+import { SIGNER_NAME_MAX } from "./Checkin.ts"
 
 /**
  * The guest check-in page (design §5, issue 6): `GET /checkin/{token}` answers one static HTML page whose
@@ -64,11 +66,9 @@ const clientRules = () => ({
   colombianDocumentTypes: COLOMBIAN_DOCUMENT_TYPES,
   motivos: Motivo.literals,
   countries: COUNTRY_CODES,
-  // GuestInput's numero_documento pattern
-  documentPattern: "^[a-zA-Z0-9]+$",
+  documentPattern: DOCUMENT_NUMBER.source,
   emailMaxLength: Limits.email,
-  // SignContract's signer_name limit (src/checkin/Checkin.ts)
-  signerNameMaxLength: 255,
+  signerNameMaxLength: SIGNER_NAME_MAX,
   maxDocumentBytes: MAX_DOCUMENT_BYTES
 })
 

@@ -3,6 +3,7 @@ import { BunFileSystem, BunPath } from "@effect/platform-bun"
 import { Context, Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../config/AppConfig.ts"
+import { isUuid } from "../shared/Uuid.ts"
 
 export type DocumentSide = "front" | "back"
 
@@ -23,7 +24,6 @@ export class DocumentStore extends Context.Tag("documents/DocumentStore")<Docume
   readonly removeGuest: (guestId: string) => Effect.Effect<void>
 }>() {}
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /**
  * Files under `DATA_DIR/documents/<guest id>/<side>`, mode 0600. A write goes to a temporary file first and
@@ -39,7 +39,7 @@ export const filesystem = Layer.effect(
 
     // Guest ids come from the database; checking the shape keeps any other string out of the path.
     const dirOf = (guestId: string) =>
-      UUID.test(guestId) ? Effect.succeed(path.join(root, guestId)) : Effect.dieMessage(`not a guest id: ${guestId}`)
+      isUuid(guestId) ? Effect.succeed(path.join(root, guestId)) : Effect.dieMessage(`not a guest id: ${guestId}`)
 
     return DocumentStore.of({
       put: (key, bytes) =>

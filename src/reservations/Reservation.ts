@@ -381,10 +381,13 @@ export const CancelReservation = Schema.Struct({
 export type CancelReservation = typeof CancelReservation.Type
 
 /** One guest of endpoint 7. Not checked here (no clock): that fecha_nacimiento is not in the future. */
+/** GuestInput's `numero_documento`: letters and digits only (also handed to the check-in page). */
+export const DOCUMENT_NUMBER = /^[a-zA-Z0-9]+$/
+
 const GuestFields = {
     tipo_documento: DocumentType,
     numero_documento: Schema.String.pipe(
-      Schema.pattern(/^[a-zA-Z0-9]+$/, { message: () => "must be letters and digits only (^[a-zA-Z0-9]+$)" })
+      Schema.pattern(DOCUMENT_NUMBER, { message: () => "must be letters and digits only (^[a-zA-Z0-9]+$)" })
     ),
     nombre: Text(),
     apellido: Text(),

@@ -10,7 +10,8 @@ import { DELIVERY_TIMEOUT, nextRetry, PING_MAX_ATTEMPTS, retryAfter } from "./Re
 import { bodyFor, deliveryHeaders } from "./Signature.ts"
 import type { AttemptLogEntry, DeliveriesQuery, Delivery, DeliveryStatus } from "./Webhook.ts"
 import { Limits } from "./Webhook.ts"
-import { isUuid, webhookNotFound } from "./WebhookEndpoints.ts"
+import { isUuid } from "../shared/Uuid.ts"
+import { webhookNotFound } from "./WebhookEndpoints.ts"
 
 /**
  * A claim outlives the longest attempt (the 10 s delivery timeout) with a margin; a worker that dies mid-call

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Either } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { SafeHttp } from "../net/SafeHttp.ts"
+import { isUuid } from "../shared/Uuid.ts"
 import { InvalidWebhookUrl, WebhookLimitReached, WebhookNotFound } from "../shared/errors.ts"
 import { newSecret } from "./Signature.ts"
 import { type CreateWebhook, type EventType, Limits, type UpdateWebhook, type WebhookEndpoint } from "./Webhook.ts"
@@ -31,8 +32,6 @@ export const endpointView = (row: EndpointRow): WebhookEndpoint => ({
   secret_rotated_at: row.secret_rotated_at?.toISOString() ?? null
 })
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-export const isUuid = (value: string) => UUID.test(value)
 
 export const webhookNotFound = (id: string) =>
   new WebhookNotFound({ message: `No active webhook endpoint ${id} for this key.`, details: { id } })
