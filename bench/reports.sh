@@ -76,7 +76,7 @@ MEM_GB=$(awk '/^MemTotal/ {printf "%.0f", $2 / 1048576}' /proc/meminfo)
 GIT_REV=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 GIT_DIRTY=$(git status --porcelain -- src 2>/dev/null | grep -q . && echo " + uncommitted changes in src" || true)
 RUN_CONCURRENCY=$(grep -oE 'concurrency: Math\.max\([^)]*\)' src/compliance/ReportRuns.ts | head -1 || true)
-CLAIM_BATCH=$(sed -nE 's/^export const CLAIM_BATCH = ([0-9]+).*/\1/p' src/compliance/ReportRuns.ts)
+CLAIM_BATCH=$(sed -nE 's/^export const CLAIM_BATCH = ([0-9]+).*/\1/p' src/compliance/DueReports.ts)
 REQUESTS=$((3 * N))
 IDEAL_S=$(awk -v r="$REQUESTS" -v d="$DELAY_MS" -v c="$TRA_CONCURRENCY" 'BEGIN {printf "%.3f", r * d / c / 1000}')
 log "machine: $(nproc) CPU ($CPU_MODEL), ${MEM_GB} GB RAM; bun $BUN_VERSION; PostgreSQL $PG_VERSION"

@@ -1,6 +1,5 @@
 import { randomInt } from "node:crypto"
 import type * as Lifecycle from "../reservations/Lifecycle.ts"
-import type { SandboxSimulate } from "../reservations/Reservation.ts"
 
 /**
  * The simulated authorities of test keys (design §6.12): reports never leave the process. When reports become
@@ -9,11 +8,8 @@ import type { SandboxSimulate } from "../reservations/Reservation.ts"
  * run (`ReportRuns.ts`) over the real clients; this is its stand-in for the test environment.
  */
 
-/** The simulated answer of one authority to a test key's report. */
-export const simulatedOutcome = (
-  report: "tra" | "sire",
-  sandboxSimulate: SandboxSimulate | null | undefined
-): "success" | "error" => sandboxSimulate === `${report}_failed` ? "error" : "success"
+/** The simulated answer of one authority to a test key's report (the rule lives with the lifecycle's). */
+export { simulatedOutcome } from "../reservations/Lifecycle.ts"
 
 /** A simulated TRA acceptance code for test keys (design §6.12): a positive integer like the ministry's. */
 export const simulatedMincitCode = () => randomInt(100_000, 1_000_000_000)

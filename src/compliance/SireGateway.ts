@@ -80,19 +80,18 @@ const Answer = Schema.Struct({
 /** How much of a refusal's body is kept as its reason. */
 const REASON_LIMIT = 300
 
+/** A JSON object body, as far as `reasonOf` reads it. */
+const JsonObjectBody = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+
 /** The `detail`, `message` or `error` of a JSON body (what authorities' clients read, notes §1.5), else the text. */
 const reasonOf = (body: string): string => {
   const text = body.trim()
-  try {
-    const json: unknown = JSON.parse(text)
-    if (typeof json === "object" && json !== null) {
-      for (const key of ["detail", "message", "error"]) {
-        const value = (json as Record<string, unknown>)[key]
-        if (typeof value === "string" && value.trim() !== "") return value.trim().slice(0, REASON_LIMIT)
-      }
+  const json = Schema.decodeUnknownOption(JsonObjectBody)(text)
+  if (Option.isSome(json)) {
+    for (const key of ["detail", "message", "error"]) {
+      const value = json.value[key]
+      if (typeof value === "string" && value.trim() !== "") return value.trim().slice(0, REASON_LIMIT)
     }
-  } catch {
-    // not JSON: the text itself
   }
   return text.replace(/\s+/g, " ").slice(0, REASON_LIMIT)
 }

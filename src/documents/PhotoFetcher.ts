@@ -2,6 +2,7 @@ import { HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { OutboundFailed, SafeHttp } from "../net/SafeHttp.ts"
+import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import { delayBeforeRetry } from "../shared/DurableRetry.ts"
 import { MAX_DOCUMENT_BYTES, sniffDocument } from "./DocumentKind.ts"
 import { type DocumentSide, DocumentStore } from "./DocumentStore.ts"
@@ -69,8 +70,10 @@ const transientStatus = (status: number) => status >= 500 || status === 408 || s
  * a crash mid-download only delays a photo until the lease runs out.
  */
 export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/PhotoFetcher", {
+  dependencies: [ReservationRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const reservationRepo = yield* ReservationRepo
     const http = yield* SafeHttp
     const store = yield* DocumentStore
 
@@ -139,9 +142,7 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
               yield* sql`
                 UPDATE document_fetches SET state = 'stored', lease_until = NULL, last_error = NULL, finished_at = ${at}
                 WHERE id = ${job.id}`
-              if (job.side === "front") {
-                yield* sql`UPDATE guests SET document_uploaded = true WHERE id = ${job.guest_id}`
-              }
+              if (job.side === "front") yield* reservationRepo.markDocumentUploaded(job.guest_id)
             }).pipe(sql.withTransaction)
           case "Transient": {
             const delay = yield* delayBeforeRetry(PHOTO_RETRIES, job.attempts, undefined)

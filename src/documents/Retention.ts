@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Schedule } from "effect"
+import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import { todayInBogota } from "../trm/Trm.ts"
 import { DocumentStore } from "./DocumentStore.ts"
 
@@ -22,8 +23,10 @@ export const keptSince = (today: string): string => {
  * again is harmless). From that day `document_uploaded` reads null (design §6.4), whatever the files.
  */
 export class Retention extends Effect.Service<Retention>()("documents/Retention", {
+  dependencies: [ReservationRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const reservations = yield* ReservationRepo
     const store = yield* DocumentStore
 
     /** One pass; answers how many guests' documents were deleted. */
@@ -31,13 +34,8 @@ export class Retention extends Effect.Service<Retention>()("documents/Retention"
       const cutoff = keptSince(yield* todayInBogota)
       let deleted = 0
       for (;;) {
-        const guests = yield* sql<{ guest_id: string }>`
-          SELECT DISTINCT d.guest_id FROM guest_documents d
-          JOIN guests g ON g.id = d.guest_id JOIN reservations r ON r.id = g.reservation_id
-          WHERE r.check_out < ${cutoff}
-          LIMIT ${BATCH}`
-        if (guests.length === 0) return deleted
-        const ids = guests.map((guest) => guest.guest_id)
+        const ids = yield* reservations.guestsWithDocumentsCheckedOutBefore(cutoff, BATCH)
+        if (ids.length === 0) return deleted
         yield* Effect.forEach(ids, (id) => store.removeGuest(id), { concurrency: 8, discard: true })
         yield* sql`DELETE FROM guest_documents WHERE guest_id IN ${sql.in(ids)}`
         deleted += ids.length

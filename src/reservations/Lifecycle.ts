@@ -1,5 +1,4 @@
 import { Either, Schema } from "effect"
-import { simulatedOutcome } from "../compliance/Simulated.ts"
 import type { Environment } from "../shared/Environment.ts"
 import type { CheckinStatus, ReportStatus, ReservationStatus, SandboxSimulate, Status } from "./Reservation.ts"
 import {
@@ -44,6 +43,11 @@ export type LifecycleEvent = typeof LifecycleEvent.Type
 export interface ReportState {
   readonly status: ReportStatus
   readonly reported: boolean
+  /**
+   * The authority's acceptance code, where it gives one (the TRA's `mincit_code`). A new code on a report that
+   * was already `success` means it was accepted again: an extension's added nights (design §6.8).
+   */
+  readonly code?: number | null
 }
 
 /** Everything the lifecycle rules need to know about one reservation. */
@@ -191,6 +195,16 @@ export const initialReports = (environment: Environment): { readonly tra: TraRep
 }
 
 /**
+ * The simulated answer of one authority to a test key's report (design §6.12): `success`, except the report
+ * named by `sandbox_simulate`, which ends in `error`. The simulated authorities themselves are
+ * `compliance/Simulated.ts`; this is the rule they follow.
+ */
+export const simulatedOutcome = (
+  report: "tra" | "sire",
+  sandboxSimulate: SandboxSimulate | null | undefined
+): "success" | "error" => sandboxSimulate === `${report}_failed` ? "error" : "success"
+
+/**
  * The report objects at the moment reports become due (`reportsDue` turns true). Live: an applicable report is
  * `pending` (TRA with `sends_on` = `check_in`), with a warning when a configuration gap will hold it back.
  * Test: an applicable report is at once `success` (or `error` for the one named by `sandbox_simulate`), and
@@ -236,7 +250,10 @@ export const reportsWhenDue = (input: ReportsDueInput): DueReports => {
   return {
     tra,
     sire,
-    events: [...reportEvent("tra", "not_applicable", tra.status), ...reportEvent("sire", "not_applicable", sire.status)]
+    events: [
+      ...reportEvent("tra", notApplicable, { status: tra.status }),
+      ...reportEvent("sire", notApplicable, { status: sire.status })
+    ]
   }
 }
 
@@ -253,14 +270,18 @@ export const withReports = (
 // ---------------------------------------------------------------------------------------------------------------
 // Events between two snapshots
 
+/** The event of one report's change: a new outcome, or a success accepted again with a new code. */
 const reportEvent = (
   report: "tra" | "sire",
-  before: ReportStatus,
-  after: ReportStatus
+  before: Pick<ReportState, "status" | "code">,
+  after: Pick<ReportState, "status" | "code">
 ): ReadonlyArray<LifecycleEvent> => {
-  if (before === after) return []
-  if (after === "success") return [report === "tra" ? "tra.reported" : "sire.reported"]
-  if (after === "error") return [report === "tra" ? "tra.failed" : "sire.failed"]
+  if (before.status === after.status) {
+    const acceptedAgain = after.status === "success" && after.code !== undefined && after.code !== before.code
+    return acceptedAgain ? [report === "tra" ? "tra.reported" : "sire.reported"] : []
+  }
+  if (after.status === "success") return [report === "tra" ? "tra.reported" : "sire.reported"]
+  if (after.status === "error") return [report === "tra" ? "tra.failed" : "sire.failed"]
   return []
 }
 
@@ -297,8 +318,8 @@ const changeEvents = (before: LifecycleSnapshot, after: LifecycleSnapshot): Read
   }
   if (!before.registration_complete && after.registration_complete) events.push("registration.completed")
   if (!before.contract_signed && after.contract_signed) events.push("contract.signed")
-  events.push(...reportEvent("tra", before.tra.status, after.tra.status))
-  events.push(...reportEvent("sire", before.sire.status, after.sire.status))
+  events.push(...reportEvent("tra", before.tra, after.tra))
+  events.push(...reportEvent("sire", before.sire, after.sire))
   return events
 }
 

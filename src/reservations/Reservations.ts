@@ -1,10 +1,12 @@
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql"
+import { SqlClient, SqlError } from "@effect/sql"
 import { DateTime, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
+import { simulatedMincitCode } from "../compliance/Simulated.ts"
+import { SireRecords } from "../compliance/SireRecords.ts"
 import { AppConfig } from "../config/AppConfig.ts"
-import { PgPool, rawQuery } from "../db/Database.ts"
+import { isUniqueViolation } from "../db/SqlErrors.ts"
+import { enqueuePhotoFetches } from "../documents/PhotoFetcher.ts"
 import { checkUsable, type PropertyScope } from "../properties/Property.ts"
 import {
   CreationInProgress,
@@ -14,12 +16,15 @@ import {
 } from "../shared/errors.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { TrmProvider, todayInBogota, usdToCop } from "../trm/Trm.ts"
+import { carriesGuests } from "../webhooks/Event.ts"
 import { Outbox } from "../webhooks/Outbox.ts"
 import { newCheckinToken } from "./CheckinToken.ts"
-import * as Lifecycle from "./Lifecycle.ts"
-import { type GuestRow, photosRetained, type ReservationRow, snapshotOf } from "./ReservationRow.ts"
-import { makeViews } from "./Views.ts"
+import type * as Lifecycle from "./Lifecycle.ts"
 import type { CancelResponse, CreateReservation, Guest, RegistrationDetail, SubmitRegistration } from "./Reservation.ts"
+import { type ExternalRef, ReservationRepo } from "./ReservationRepo.ts"
+import { type GuestRow, type NewGuest, photosRetained, type ReservationRow } from "./ReservationRow.ts"
+import * as Transitions from "./Transitions.ts"
+import { makeViews } from "./Views.ts"
 
 /**
  * design §6.7: the known fields as sent (unknown ones already dropped by the schema), keys sorted at every
@@ -42,14 +47,6 @@ export const lockKey = (accountId: string, environment: Environment, externalId:
   createHash("sha256").update(`${accountId}\u0000${environment}\u0000${externalId}`).digest().readBigInt64BE(0)
     .toString()
 
-// The reservation by external_id, on the raw pool (`rawQuery`, docs/performance.md): the pre-check of a creation
-// and the read of endpoints 6 and 8, never inside a transaction. The text is the one `findByExternalId` sends
-// (whitespace included, with the empty FOR UPDATE fragment), so bench/run.sh's same-SQL check covers both.
-const FIND_SQL = `
-        SELECT * FROM reservations
-        WHERE account_id = $1 AND environment = $2 AND external_id = $3
-        `
-
 /** The stored amounts of a creation: as sent, and in COP with the rate used (design §6.11). */
 export interface Amounts {
   readonly cop: string | null
@@ -57,44 +54,11 @@ export interface Amounts {
   readonly date: string | null
 }
 
-/** The columns endpoints 3 and 7 fill alike from the fields their bodies share. */
-export const creationColumns = (
-  key: AuthenticatedKey,
-  body: CreateReservation | SubmitRegistration,
-  propertyId: string,
-  money: Amounts,
-  fp: string,
-  now: Date
-) => ({
-  account_id: key.accountId,
+export const refOf = (key: AuthenticatedKey, externalId: string): ExternalRef => ({
+  accountId: key.accountId,
   environment: key.environment,
-  property_id: propertyId,
-  external_id: body.external_id,
-  source: body.source ?? null,
-  room_number: body.room_number ?? null,
-  check_in: body.check_in,
-  check_out: body.check_out,
-  guest_name: body.guest_name,
-  guests_count: body.guests_count,
-  expected_guests: body.expected_guests ?? null,
-  total_amount: body.total_amount === undefined ? null : String(body.total_amount),
-  currency: body.currency ?? null,
-  total_amount_cop: money.cop,
-  trm_rate: money.rate,
-  trm_date: money.date,
-  metadata: JSON.stringify(body.metadata ?? {}),
-  sandbox_simulate: body.sandbox_simulate ?? null,
-  reservation_status: "confirmed" as const,
-  fingerprint: fp,
-  created_at: now,
-  updated_at: now
+  externalId
 })
-
-export const reservationConflict = (row: Pick<ReservationRow, "id" | "external_id">) =>
-  new ReservationConflict({
-    message: `external_id ${JSON.stringify(row.external_id)} already exists with different data; use PATCH to change it`,
-    details: { external_id: row.external_id, reservation_id: row.id }
-  })
 
 /** `sandbox_simulate` is for test keys only (design §6.12). */
 export const testKeyOnly = (key: AuthenticatedKey, body: { readonly sandbox_simulate?: unknown }) =>
@@ -113,55 +77,185 @@ export const creationInProgress = (externalId: string) =>
     details: { external_id: externalId }
   })
 
-const UNIQUE_VIOLATION = "23505"
-export const isUniqueViolation = (error: SqlError.SqlError) =>
-  (error.cause as { code?: string } | undefined)?.code === UNIQUE_VIOLATION
+const reservationConflict = (row: Pick<ReservationRow, "id" | "external_id">) =>
+  new ReservationConflict({
+    message: `external_id ${JSON.stringify(row.external_id)} already exists with different data; use PATCH to change it`,
+    details: { external_id: row.external_id, reservation_id: row.id }
+  })
 
-/** Endpoints 3, 5, 6 and 8: create, cancel and read reservations; every change writes its events with it. */
+/** A repeat of a creation: the same request replays (design §6.7), a different one is a conflict (spec rule 5). */
+export const replayOrConflict = <A>(row: ReservationRow, fp: string, replay: (row: ReservationRow) => A) =>
+  row.fingerprint === fp ? Effect.succeed({ created: false, response: replay(row) }) : Effect.fail(reservationConflict(row))
+
+const notFound = (externalId: string) =>
+  new RegistrationNotFound({
+    message: `no reservation with external_id ${JSON.stringify(externalId)}`,
+    details: { external_id: externalId }
+  })
+
+/** What a committed transition answers: the reservation as stored, the plan's result, the guests it added. */
+export interface Applied<A> {
+  readonly row: ReservationRow
+  readonly result: A
+  readonly added: ReadonlyArray<GuestRow>
+}
+
+/**
+ * The owner of a reservation's state. `apply` is the one transition path: it locks the reservation, runs a
+ * plan (a pure function from the reservation to a decision, `Transitions.ts`), derives what follows (status,
+ * check-in link, reports when due, the simulated authorities of test keys, events), writes the row, its guests
+ * and its events in one transaction, and answers the new state. `insert` is its first step for a reservation
+ * that does not exist yet (endpoints 3 and 7). Endpoints 3, 5, 6 and 8 live here too.
+ */
 export class Reservations extends Effect.Service<Reservations>()("reservations/Reservations", {
-  dependencies: [Outbox.Default],
+  dependencies: [ReservationRepo.Default, Outbox.Default, SireRecords.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const pool = yield* PgPool
+    const repo = yield* ReservationRepo
     const outbox = yield* Outbox
+    const sire = yield* SireRecords
     const trm = yield* TrmProvider
     const { publicBaseUrl } = yield* AppConfig
 
     const views = makeViews(publicBaseUrl)
-    const { eventData, registrationStatus, reservationResponse } = views
+    const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
 
-    const findByExternalId = (key: AuthenticatedKey, externalId: string, forUpdate: boolean) =>
-      sql<ReservationRow>`
-        SELECT * FROM reservations
-        WHERE account_id = ${key.accountId} AND environment = ${key.environment} AND external_id = ${externalId}
-        ${forUpdate ? sql`FOR UPDATE` : sql``}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
-
-    /** `findByExternalId(key, externalId, false)` outside any transaction, on the raw pool. */
-    const findCommitted = (key: AuthenticatedKey, externalId: string) =>
-      Effect.map(
-        rawQuery<ReservationRow>(pool, FIND_SQL, [key.accountId, key.environment, externalId]),
-        (rows) => Option.fromNullable(rows[0])
-      )
-
+    /** The API's Guest objects of a reservation (spec "Guest"); photos read null past retention. */
     const guestsOf = (row: ReservationRow) =>
       Effect.gen(function*() {
-        const rows = yield* sql<GuestRow>`
-          SELECT is_primary, tipo_documento, numero_documento, nombre, apellido, nacionalidad, fecha_nacimiento,
-                 email, phone, address, ciudad_residencia, pais_residencia, registered_at, document_uploaded
-          FROM guests WHERE reservation_id = ${row.id} ORDER BY position`
+        const guests = yield* repo.guests(row.id)
         const retained = photosRetained(row.check_out, yield* todayInBogota)
-        return rows.map((guest): Guest => ({
-          ...guest,
+        return guests.map((guest): Guest => ({
+          is_primary: guest.is_primary,
+          tipo_documento: guest.tipo_documento,
+          numero_documento: guest.numero_documento,
+          nombre: guest.nombre,
+          apellido: guest.apellido,
+          nacionalidad: guest.nacionalidad,
+          fecha_nacimiento: guest.fecha_nacimiento,
+          email: guest.email,
+          phone: guest.phone,
+          address: guest.address,
+          ciudad_residencia: guest.ciudad_residencia,
+          pais_residencia: guest.pais_residencia,
           registered_at: guest.registered_at?.toISOString() ?? null,
           document_uploaded: retained ? guest.document_uploaded : null
         }))
       })
 
+    /** What a property's settings say about reporting (design §6.9). */
+    const reportingSettings = (propertyId: string) =>
+      Effect.map(
+        sql<Lifecycle.ReportingSettings>`
+          SELECT reports_tra, reports_sire, tra_token IS NOT NULL AS has_tra_token,
+                 sire_hotel_code IS NOT NULL AS has_sire_hotel_code
+          FROM properties WHERE id = ${propertyId}`,
+        (rows) => rows[0]
+      ).pipe(
+        Effect.orDie,
+        Effect.flatMap((settings) =>
+          settings === undefined ? Effect.dieMessage(`property ${propertyId} is gone`) : Effect.succeed(settings)
+        )
+      )
+
+    // ---------------------------------------------------------------------------------- the transition path
+
+    /** Everything a change implies, in the order the rules apply (`Transitions.ts`). */
+    const settle = <R extends Transitions.ReservationDraft>(
+      before: ReservationRow | null,
+      proposed: R,
+      registeredNationalities: Effect.Effect<ReadonlyArray<string>>,
+      at: Date
+    ) =>
+      Effect.gen(function*() {
+        let next = proposed
+        if (Transitions.needsCheckinToken(next)) next = { ...next, checkin_token: newCheckinToken() }
+        if (Transitions.reportsBecomeDue(before, next)) {
+          next = Transitions.withDueReports(next, {
+            settings: yield* reportingSettings(next.property_id),
+            nationalities: yield* registeredNationalities,
+            simulatedCode: simulatedMincitCode()
+          }, at)
+        }
+        if (Transitions.extensionToSimulate(next)) next = Transitions.simulateExtension(next, simulatedMincitCode(), at)
+        return Transitions.finalize(before, next, at)
+      })
+
+    /** The events of a change, in its transaction; `registration.*` ones carry the guests (spec "Events"). */
+    const publish = (row: ReservationRow, events: ReadonlyArray<Lifecycle.LifecycleEvent>) =>
+      events.length === 0 ? Effect.void : Effect.gen(function*() {
+        yield* outbox.enqueue({
+          accountId: row.account_id,
+          environment: row.environment,
+          reservationId: row.id,
+          types: events,
+          data: views.eventData(row),
+          guests: events.some(carriesGuests) ? yield* guestsOf(row) : []
+        })
+      })
+
+    /** Endpoint 7's photo URLs are fetched in the background (design §6.5): one job per URL, with the guest. */
+    const photoJobs = (guests: ReadonlyArray<GuestRow>) =>
+      enqueuePhotoFetches(guests.flatMap((guest) => [
+        ...(guest.doc_photo_front_url === null ? [] : [{ guestId: guest.id, side: "front" as const, url: guest.doc_photo_front_url }]),
+        ...(guest.doc_photo_back_url === null ? [] : [{ guestId: guest.id, side: "back" as const, url: guest.doc_photo_back_url }])
+      ])).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.orDie)
+
+    const writeGuests = (reservationId: string, writes: ReadonlyArray<Transitions.GuestWrite>) =>
+      Effect.gen(function*() {
+        const added = yield* repo.addGuests(
+          reservationId,
+          writes.flatMap((write) => write._tag === "AddGuest" ? [write.guest] : [])
+        )
+        for (const write of writes) {
+          if (write._tag === "UpdateGuest") {
+            const { _tag, id, ...columns } = write
+            yield* repo.updateGuest(id, columns)
+          }
+        }
+        yield* photoJobs(added)
+        return added
+      })
+
+    /**
+     * Runs `plan` on the reservation `id` under its row lock and commits what it decides with everything that
+     * follows from it, in one transaction (nested in the caller's when there is one).
+     */
+    const apply = <A, E>(id: string, plan: Transitions.Plan<A, E>): Effect.Effect<Applied<A>, E | SqlError.SqlError> =>
+      Effect.gen(function*() {
+        const locked = yield* repo.lock(id)
+        if (Option.isNone(locked)) return yield* Effect.dieMessage(`reservation ${id} is gone`)
+        const before = locked.value
+        const guests = plan.needsGuests ? yield* repo.guests(id) : []
+        const at = yield* nowDate
+        const decided = yield* plan.decide({ row: before, guests }, at)
+        const added = yield* writeGuests(id, decided.guests)
+        if (Object.keys(decided.set).length === 0) return { row: before, result: decided.result, added }
+        const { after, events } = yield* settle(before, { ...before, ...decided.set }, repo.registeredNationalities(id), at)
+        const { updated_at: _, ...columns } = Transitions.changedColumns(before, after)
+        const row = Object.keys(columns).length === 0 ? before : yield* repo.update(id, { ...columns, updated_at: at })
+        yield* publish(row, events)
+        return { row, result: decided.result, added }
+      }).pipe(sql.withTransaction, Effect.withSpan(`Reservations.apply.${plan.name}`))
+
+    /** A new reservation (endpoints 3 and 7), with its guests, inside the caller's transaction. */
+    const insert = (draft: Transitions.ReservationDraft, guests: ReadonlyArray<NewGuest>) =>
+      Effect.gen(function*() {
+        const nationalities = guests.flatMap((guest) => guest.registered_at === null ? [] : [guest.nacionalidad ?? "CO"])
+        const { after, events } = yield* settle(null, draft, Effect.succeed(nationalities), draft.created_at)
+        const row = yield* repo.insert(after)
+        const added = yield* writeGuests(row.id, guests.map((guest) => ({ _tag: "AddGuest" as const, guest })))
+        yield* publish(row, events)
+        return { row, added }
+      }).pipe(Effect.withSpan("Reservations.insert"))
+
+    // ------------------------------------------------------------------------------------- creation helpers
+
     /**
      * design §6.1: property_id, else property_external_id in the key's (account, environment), else rnt_id.
      * One statement also reads the contract setting.
      */
-    const resolveProperty = (key: AuthenticatedKey, body: CreateReservation) =>
+    const resolveProperty = (key: AuthenticatedKey, body: CreateReservation | SubmitRegistration) =>
       Effect.gen(function*() {
         type Found = PropertyScope & { id: string; requires_contract_signature: boolean }
         const [reference, rows] = body.property_id !== undefined
@@ -173,13 +267,15 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
               SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
               WHERE account_id = ${key.accountId} AND environment = ${key.environment}
                 AND external_id = ${body.property_external_id}`]
-          : [body.rnt_id!, yield* sql<Found>`
+          : [body.rnt_id ?? "", yield* sql<Found>`
               SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
-              WHERE account_id = ${key.accountId} AND rnt_id = ${body.rnt_id!}
+              WHERE account_id = ${key.accountId} AND rnt_id = ${body.rnt_id ?? ""}
               ORDER BY (environment = ${key.environment}) DESC, created_at LIMIT 1`]
         const property = rows[0]
         yield* checkUsable(property, key, reference)
-        return { id: property!.id, contractRequired: property!.requires_contract_signature }
+        return property === undefined
+          ? yield* Effect.dieMessage("checkUsable accepted a missing property")
+          : { id: property.id, contractRequired: property.requires_contract_signature }
       })
 
     /**
@@ -193,16 +289,6 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         (rows) => rows[0]?.locked === true ? Effect.void : Effect.fail(creationInProgress(externalId))
       )
 
-    /** What a property's settings say about reporting (design §6.9). */
-    const reportingSettings = (propertyId: string) =>
-      Effect.map(
-        sql<Lifecycle.ReportingSettings>`
-          SELECT reports_tra, reports_sire, tra_token IS NOT NULL AS has_tra_token,
-                 sire_hotel_code IS NOT NULL AS has_sire_hotel_code
-          FROM properties WHERE id = ${propertyId}`,
-        (rows) => rows[0]!
-      )
-
     /** USD is converted at creation with the TRM of the request's Bogotá date (design §6.11). */
     const amounts = (body: CreateReservation | SubmitRegistration) =>
       Effect.gen(function*() {
@@ -213,82 +299,66 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         return { cop: usdToCop(body.total_amount, rate), rate, date } satisfies Amounts
       })
 
-    const replayOrConflict = (row: ReservationRow, fp: string) =>
-      row.fingerprint === fp
-        ? Effect.succeed({ created: false, response: reservationResponse(row, true) })
-        : Effect.fail(
-          reservationConflict(row)
+    /**
+     * The frame of endpoints 3 and 7: an existing reservation is a replay or a conflict (decided by `existing`,
+     * checked outside and then again under the claim); otherwise `create` writes the new one. A unique
+     * violation means a concurrent creation won (design §6.7).
+     */
+    const creating = <A, E1, E2>(
+      key: AuthenticatedKey,
+      body: CreateReservation | SubmitRegistration,
+      existing: (row: ReservationRow) => Effect.Effect<{ readonly created: boolean; readonly response: A }, E1>,
+      create: (money: Amounts) => Effect.Effect<{ readonly created: boolean; readonly response: A }, E2>
+    ) =>
+      Effect.gen(function*() {
+        const found = yield* repo.findCommitted(refOf(key, body.external_id))
+        if (Option.isSome(found)) return yield* existing(found.value)
+        const money = yield* amounts(body)
+        return yield* Effect.gen(function*() {
+          yield* claim(key, body.external_id)
+          const raced = yield* repo.findByExternalId(refOf(key, body.external_id), { lock: false })
+          if (Option.isSome(raced)) return yield* existing(raced.value)
+          return yield* create(money)
+        }).pipe(sql.withTransaction)
+      }).pipe(
+        Effect.catchIf(
+          (error): error is SqlError.SqlError => error instanceof SqlError.SqlError,
+          (error) => isUniqueViolation(error) ? Effect.fail(creationInProgress(body.external_id)) : Effect.die(error)
         )
+      )
+
+    // ------------------------------------------------------------------------------------------- endpoints
 
     /** Endpoint 3. Identical retries replay (200); a concurrent creation loses at once (design §6.7). */
     const create = (key: AuthenticatedKey, body: CreateReservation) =>
       Effect.gen(function*() {
         yield* testKeyOnly(key, body)
         const fp = fingerprint(body)
-        const existing = yield* findCommitted(key, body.external_id)
-        if (Option.isSome(existing)) return yield* replayOrConflict(existing.value, fp)
-        const money = yield* amounts(body)
-
-        return yield* Effect.gen(function*() {
-          yield* claim(key, body.external_id)
-          const raced = yield* findByExternalId(key, body.external_id, false)
-          if (Option.isSome(raced)) return yield* replayOrConflict(raced.value, fp)
-
-          const property = yield* resolveProperty(key, body)
-          const now = DateTime.toDateUtc(yield* DateTime.now)
-          const snapshot = Lifecycle.newReservation({
-            guests_count: body.guests_count,
-            contract_required: property.contractRequired,
-            check_in: body.check_in,
-            check_out: body.check_out
-          })
-          const reports = Lifecycle.initialReports(key.environment)
-          const [row] = yield* sql<ReservationRow>`
-            INSERT INTO reservations ${
-            sql.insert({
-              ...creationColumns(key, body, property.id, money, fp, now),
-              flow: "link",
-              guest_email: body.guest_email ?? null,
-              guest_phone: body.guest_phone ?? null,
-              notes: body.notes ?? null,
-              status: Lifecycle.deriveStatus(snapshot),
-              checkin_token: newCheckinToken(),
-              contract_required: property.contractRequired,
-              tra: JSON.stringify({ ...reports.tra, reported_at: null, mincit_code: null }),
-              sire: JSON.stringify({ ...reports.sire, reported_at: null })
+        const replay = (row: ReservationRow) => views.reservationResponse(row, true)
+        return yield* creating(key, body, (row) => replayOrConflict(row, fp, replay), (money) =>
+          Effect.gen(function*() {
+            const property = yield* resolveProperty(key, body)
+            const draft = Transitions.linkDraft({
+              key,
+              body,
+              propertyId: property.id,
+              contractRequired: property.contractRequired,
+              money,
+              fingerprint: fp,
+              at: yield* nowDate
             })
-          } RETURNING *`
-          yield* outbox.enqueue({
-            accountId: key.accountId,
-            environment: key.environment,
-            reservationId: row!.id,
-            types: Lifecycle.eventsBetween(null, snapshot),
-            data: eventData(row!),
-            guests: []
-          })
-          return { created: true, response: reservationResponse(row!, false) }
-        }).pipe(sql.withTransaction)
-      }).pipe(
-        Effect.catchTag("SqlError", (error) =>
-          isUniqueViolation(error)
-            ? Effect.fail(creationInProgress(body.external_id))
-            : Effect.die(error)),
-        Effect.withSpan("Reservations.create")
-      )
-
-    const notFound = (externalId: string) =>
-      new RegistrationNotFound({
-        message: `no reservation with external_id ${JSON.stringify(externalId)}`,
-        details: { external_id: externalId }
-      })
+            const { row } = yield* insert(draft, [])
+            return { created: true, response: views.reservationResponse(row, false) }
+          }))
+      }).pipe(Effect.withSpan("Reservations.create"))
 
     /** Endpoints 6 and 8. Without include=guests the answer carries no personal data. */
     const get = (key: AuthenticatedKey, externalId: string, includeGuests: boolean) =>
-      Effect.flatMap(findCommitted(key, externalId), (found) => {
+      Effect.flatMap(repo.findCommitted(refOf(key, externalId)), (found) => {
         if (Option.isNone(found)) return Effect.fail(notFound(externalId))
         const row = found.value
         const detail: RegistrationDetail = {
-          ...reservationResponse(row, false),
+          ...views.reservationResponse(row, false),
           property_id: row.property_id,
           check_in: row.check_in,
           check_out: row.check_out,
@@ -296,66 +366,50 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
           completed_at: row.completed_at?.toISOString() ?? null
         }
         return includeGuests
-          ? Effect.map(Effect.orDie(guestsOf(row)), (guests): RegistrationDetail => ({ ...detail, guests }))
+          ? Effect.map(guestsOf(row), (guests): RegistrationDetail => ({ ...detail, guests }))
           : Effect.succeed(detail)
       })
+
+    /** The reservation of a partner's external_id, or 404 registration_not_found. */
+    const idOf = (key: AuthenticatedKey, externalId: string) =>
+      Effect.flatMap(
+        repo.findByExternalId(refOf(key, externalId), { lock: false }),
+        Option.match({ onNone: () => Effect.fail(notFound(externalId)), onSome: (row) => Effect.succeed(row.id) })
+      )
 
     /** Endpoint 5: idempotent; reports already out are not undone (spec rule 7). */
     const cancel = (key: AuthenticatedKey, externalId: string, reason: string | undefined) =>
       Effect.gen(function*() {
-        const found = yield* findByExternalId(key, externalId, true)
-        if (Option.isNone(found)) return yield* notFound(externalId)
-        const row = found.value
-        const plan = Lifecycle.cancel(snapshotOf(row))
+        const { row, result } = yield* apply(yield* idOf(key, externalId), Transitions.cancel(reason))
+        const { already_reported } = result
         // design §6.8: once in a generated or posted SIRE file a movement is sent; the warning names the file(s).
-        const sireFiles = plan.already_reported.sire
-          ? (yield* sql<{ name: string }>`
-              SELECT DISTINCT f.name FROM sire_movements m JOIN sire_files f ON f.id = m.file_id
-              WHERE m.reservation_id = ${row.id} ORDER BY f.name`).map((file) => file.name)
-          : []
-        const warning = plan.already_reported.tra || plan.already_reported.sire
-          ? `already reported to ${
-            [
-              plan.already_reported.tra ? "the TRA" : null,
-              plan.already_reported.sire ? `SIRE${sireFiles.length > 0 ? ` (in ${sireFiles.join(", ")})` : ""}` : null
-            ].filter((x) => x !== null).join(" and ")
-          }; the report is not undone automatically`
-          : undefined
-        let current = row
-        if (!plan.already_cancelled) {
-          const now = DateTime.toDateUtc(yield* DateTime.now)
-          const tra = plan.withdrawn.tra
-            ? { ...row.tra, status: "not_applicable" as const, warning: Lifecycle.Warnings.cancelledBeforeSending }
-            : row.tra
-          const sire = plan.withdrawn.sire
-            ? { ...row.sire, status: "not_applicable" as const, warning: Lifecycle.Warnings.cancelledBeforeSending }
-            : row.sire
-          const [updated] = yield* sql<ReservationRow>`
-            UPDATE reservations SET
-              reservation_status = 'cancelled', status = 'cancelled',
-              tra = ${JSON.stringify(tra)}::jsonb, sire = ${JSON.stringify(sire)}::jsonb,
-              cancelled_at = ${now}, cancel_reason = ${reason ?? null}, updated_at = ${now}
-            WHERE id = ${row.id} RETURNING *`
-          current = updated!
-          yield* outbox.enqueue({
-            accountId: key.accountId,
-            environment: key.environment,
-            reservationId: row.id,
-            types: Lifecycle.eventsBetween(snapshotOf(row), plan.next),
-            data: eventData(current),
-            guests: []
-          })
-        }
+        const files = already_reported.sire ? yield* sire.fileNames(row.id) : []
+        const reported = [
+          ...(already_reported.tra ? ["the TRA"] : []),
+          ...(already_reported.sire ? [`SIRE${files.length > 0 ? ` (in ${files.join(", ")})` : ""}`] : [])
+        ]
         const response: CancelResponse = {
-          ...registrationStatus(current),
-          already_cancelled: plan.already_cancelled,
-          already_reported: plan.already_reported,
-          ...(warning === undefined ? {} : { warning })
+          ...views.registrationStatus(row),
+          already_cancelled: result.already_cancelled,
+          already_reported,
+          ...(reported.length === 0
+            ? {}
+            : { warning: `already reported to ${reported.join(" and ")}; the report is not undone automatically` })
         }
         return response
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.cancel"))
 
-    return { create, get, cancel, findByExternalId, guestsOf, resolveProperty, amounts, views, claim, reportingSettings } as const
+    return {
+      apply,
+      insert,
+      create,
+      get,
+      cancel,
+      idOf,
+      creating,
+      resolveProperty,
+      guestsOf,
+      views
+    } as const
   })
 }) {}
-

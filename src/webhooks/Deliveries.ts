@@ -4,6 +4,7 @@ import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { API_VERSION } from "../http/PartnerApi.ts"
 import { SafeHttp } from "../net/SafeHttp.ts"
+import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import { DeliveryNotFound } from "../shared/errors.ts"
 import { newEventId } from "./Event.ts"
 import { DELIVERY_TIMEOUT, nextRetry, PING_MAX_ATTEMPTS, retryAfter } from "./RetryPolicy.ts"
@@ -86,9 +87,11 @@ const CLAIMED_COLUMNS = `c.id, c.event_id, c.event_type, c.cycle_attempts, c.max
  * (endpoint 16) and the test ping (endpoint 14).
  */
 export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliveries", {
+  dependencies: [ReservationRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const http = yield* SafeHttp
+    const reservations = yield* ReservationRepo
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
 
@@ -197,19 +200,23 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
     /** Endpoint 15: most recent first, deliveries of deactivated endpoints included (design §6.14). */
     const list = (key: AuthenticatedKey, query: DeliveriesQuery) =>
       Effect.gen(function*() {
+        const reservation = query.external_id === undefined
+          ? Option.none()
+          : yield* reservations.idByExternalId({ ...key, externalId: query.external_id })
+        // An unknown external_id has no deliveries.
+        if (query.external_id !== undefined && Option.isNone(reservation)) return { deliveries: [] }
         const filters = [
           sql`d.account_id = ${key.accountId}`,
           sql`d.environment = ${key.environment}`,
           ...(query.status === undefined ? [] : [sql`d.status = ${query.status}`]),
           ...(query.event === undefined ? [] : [sql`d.event_type = ${query.event}`]),
-          ...(query.external_id === undefined ? [] : [sql`r.external_id = ${query.external_id}`])
+          ...Option.match(reservation, { onNone: () => [], onSome: (id) => [sql`ev.reservation_id = ${id}`] })
         ]
         const rows = yield* sql<DeliveryRow>`
           SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.last_http_status, d.last_error,
             d.next_attempt_at, d.delivered_at, d.created_at, d.attempt_log
           FROM webhook_deliveries d
-          ${query.external_id === undefined ? sql`` : sql`JOIN events ev ON ev.seq = d.event_seq
-            JOIN reservations r ON r.id = ev.reservation_id`}
+          ${Option.isNone(reservation) ? sql`` : sql`JOIN events ev ON ev.seq = d.event_seq`}
           WHERE ${sql.and(filters)}
           ORDER BY d.seq DESC
           LIMIT ${query.limit ?? Limits.deliveriesDefault}`

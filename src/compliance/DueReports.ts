@@ -1,0 +1,86 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { DateTime, Duration, Effect, Option, Schema } from "effect"
+import { ReservationRepo } from "../reservations/ReservationRepo.ts"
+import type { GuestRow, ReservationRow } from "../reservations/ReservationRow.ts"
+
+/**
+ * The claim and load stages of a report run (design §7): which live reservations a run takes, under a lease,
+ * and everything one reservation's reports are built from — the reservation, its registered guests in order
+ * (the first is the TRA main guest) and its property's reporting settings.
+ */
+
+/** A claim outlives a whole run of a batch (TRA answers within 30 s each; a batch runs in parallel). */
+export const REPORT_LEASE = Duration.minutes(15)
+/** Reservations claimed at a time. */
+export const CLAIM_BATCH = 100
+
+/** What a property says about reporting, credentials included (never shown by any API). */
+export const ReportingProfile = Schema.Struct({
+  tra_token: Schema.NullOr(Schema.Redacted(Schema.String)),
+  name: Schema.String,
+  establishment_name: Schema.NullOr(Schema.String),
+  rnt_id: Schema.NullOr(Schema.String),
+  tipo_acomodacion: Schema.NullOr(Schema.String),
+  sire_hotel_code: Schema.NullOr(Schema.String),
+  sire_city_code: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "ReportingProfile" })
+export type ReportingProfile = typeof ReportingProfile.Type
+
+/** One reservation as a report run sees it. */
+export interface DueReservation {
+  readonly row: ReservationRow
+  /** Registered guests in registration order; the first is the primary (the TRA main guest). */
+  readonly guests: ReadonlyArray<GuestRow>
+  readonly property: ReportingProfile
+}
+
+/** `guests[i] (Nombre Apellido)`: how a warning names a guest. */
+export const guestLabel = (guest: Pick<GuestRow, "position" | "nombre" | "apellido">) =>
+  `guests[${guest.position}] (${guest.nombre} ${guest.apellido})`
+
+export class DueReports extends Effect.Service<DueReports>()("compliance/DueReports", {
+  dependencies: [ReservationRepo.Default],
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* ReservationRepo
+
+    const profileOf = SqlSchema.single({
+      Request: Schema.String,
+      Result: ReportingProfile,
+      execute: (propertyId) =>
+        sql`
+          SELECT tra_token, name, establishment_name, rnt_id, tipo_acomodacion, sire_hotel_code, sire_city_code
+          FROM properties WHERE id = ${propertyId}`
+    })
+
+    /** The next batch of due reservations, leased to this run. */
+    const claim = (today: string, force: boolean) =>
+      Effect.gen(function*() {
+        const now = yield* DateTime.now
+        return yield* repo.claimDueReports({
+          today,
+          force,
+          at: DateTime.toDateUtc(now),
+          leaseUntil: DateTime.toDateUtc(DateTime.addDuration(now, REPORT_LEASE)),
+          limit: CLAIM_BATCH
+        })
+      })
+
+    /**
+     * One reservation with its registered guests and its property; `profiles` caches properties for the length
+     * of a run (a run touches few properties and many reservations).
+     */
+    const load = (id: string, profiles: (propertyId: string) => Effect.Effect<ReportingProfile>) =>
+      Effect.gen(function*() {
+        const found = yield* repo.findById(id)
+        if (Option.isNone(found)) return yield* Effect.dieMessage(`reservation ${id} is gone`)
+        const guests = (yield* repo.guests(id)).filter((guest) => guest.registered_at !== null)
+        return { row: found.value, guests, property: yield* profiles(found.value.property_id) } satisfies DueReservation
+      })
+
+    /** A cache of property profiles for one run. */
+    const profiles = Effect.cachedFunction((propertyId: string) => profileOf(propertyId).pipe(Effect.orDie))
+
+    return { claim, load, profiles, release: repo.releaseReportLeases } as const
+  })
+}) {}

@@ -1,0 +1,235 @@
+import { DateTime, Effect, Either } from "effect"
+import * as Lifecycle from "../reservations/Lifecycle.ts"
+import type { GuestRow } from "../reservations/ReservationRow.ts"
+import { Reservations } from "../reservations/Reservations.ts"
+import { type DueReservation, guestLabel } from "./DueReports.ts"
+import { type GuestPart, type Hold, verdictOf } from "./Outcomes.ts"
+import { Reference, type ReferenceData } from "./Reference.ts"
+import * as Settlement from "./Settlement.ts"
+import { companionBody, costoFromCop, mainBody, type TraGuest, type TraStay } from "./Tra.ts"
+import { TraClient, type TraOutcome } from "./TraClient.ts"
+import { type SubmissionRow, type SubmissionState, TraSubmissions } from "./TraSubmissions.ts"
+
+/**
+ * The TRA stage of a report run (design §6.8–§6.10, §7): build the `/one/` and `/two/` bodies from the
+ * reservation, post what is still missing — the main guest, then each companion linked to its code —, record
+ * every answer per guest, and settle the report through `Reservations.apply`. The stay is round 0; each
+ * extension after the TRA was accepted is a round of its own for the added nights.
+ */
+
+/** What one reservation's TRA came to in this run, for the run's summary. */
+export interface TraCounts {
+  readonly sent: number
+  readonly accepted: number
+  readonly rejected: number
+}
+
+/** Configuration warnings of the TRA beyond those set when reports become due (Lifecycle.Warnings). */
+export const Warnings = {
+  rntMissing: "the property has no RNT number; configure it so the TRA can be sent"
+} as const
+
+const DEFAULT_TIPO_ACOMODACION = "Habitación"
+
+/** The bodies' inputs from the reference data, or the configuration warning that holds the report (design §6.9). */
+export const traInputs = (
+  reference: ReferenceData,
+  due: DueReservation,
+  period: { readonly from: string; readonly to: string }
+): Either.Either<{ readonly stay: TraStay; readonly guests: ReadonlyMap<string, TraGuest> }, string> => {
+  const { row, property } = due
+  const motivo = row.motivo === null ? undefined : reference.traMotivo(row.motivo)
+  if (motivo === undefined) {
+    return Either.left(`the TRA needs a wording for motivo (${JSON.stringify(row.motivo)}); add it to the reference data`)
+  }
+  const guests = new Map<string, TraGuest>()
+  for (const guest of due.guests) {
+    const label = reference.traDocument(guest.tipo_documento)
+    if (label === undefined) {
+      return Either.left(
+        `the TRA needs a label for guests[${guest.position}].tipo_documento (${guest.tipo_documento}); add it to the reference data`
+      )
+    }
+    guests.set(guest.id, {
+      tipo_identificacion: label,
+      numero_identificacion: guest.numero_documento,
+      nombres: guest.nombre,
+      apellidos: guest.apellido,
+      cuidad_residencia: guest.ciudad_residencia ?? "",
+      cuidad_procedencia: guest.ciudad_procedencia ?? ""
+    })
+  }
+  return Either.right({
+    stay: {
+      check_in: period.from,
+      check_out: period.to,
+      numero_habitacion: row.room_number ?? "",
+      motivo,
+      tipo_acomodacion: row.tipo_acomodacion ?? property.tipo_acomodacion ?? DEFAULT_TIPO_ACOMODACION,
+      costo: costoFromCop(row.total_amount_cop),
+      nombre_establecimiento: property.establishment_name ?? property.name,
+      rnt_establecimiento: property.rnt_id ?? ""
+    },
+    guests
+  })
+}
+
+const stateOf = (outcome: TraOutcome): SubmissionState =>
+  outcome._tag === "Accepted" ? "accepted" : outcome._tag === "Rejected" ? "rejected" : "pending"
+
+const refusedToken = (status: number) => `the TRA refused the property's token (HTTP ${status}); check the TRA token`
+
+export class TraReporting extends Effect.Service<TraReporting>()("compliance/TraReporting", {
+  dependencies: [TraSubmissions.Default],
+  effect: Effect.gen(function*() {
+    const tra = yield* TraClient
+    const reference = yield* Reference
+    const submissions = yield* TraSubmissions
+    const reservations = yield* Reservations
+
+    const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
+
+    /** Records one answer on its submission and answers the submission as it now stands. */
+    const record = (submission: SubmissionRow, outcome: TraOutcome) =>
+      Effect.gen(function*() {
+        const at = yield* nowDate
+        const state = stateOf(outcome)
+        const code = outcome._tag === "Accepted" ? outcome.code : null
+        const reason = outcome._tag === "Accepted" ? null : outcome.reason
+        yield* submissions.record(submission.id, {
+          at,
+          state,
+          code,
+          reason,
+          unknownOutcome: outcome._tag === "Unknown",
+          entry: {
+            at: at.toISOString(),
+            outcome: outcome._tag,
+            ...(outcome._tag === "Rejected" || outcome._tag === "Misconfigured" ? { status: outcome.status } : {}),
+            ...(code === null ? {} : { code }),
+            ...(reason === null ? {} : { reason }),
+            // design §7: a retry after an unknown outcome may register the guest twice; say so.
+            ...(submission.possible_duplicate ? { possible_duplicate: true } : {})
+          }
+        })
+        return { ...submission, state, code: code === null ? submission.code : String(code), last_error: reason }
+      })
+
+    /**
+     * Posts what is still missing of one round: the main guest, then (once it has a code) its companions.
+     * Answers what held the report back, if anything, and the counts of this run.
+     */
+    const post = (due: DueReservation, round: number, period: { readonly from: string; readonly to: string }) =>
+      Effect.gen(function*() {
+        const none = { sent: 0, accepted: 0, rejected: 0 }
+        const token = due.property.tra_token
+        if (token === null) return { hold: hold(Lifecycle.Warnings.traTokenMissing), ...none }
+        // The TRA identifies the establishment by its RNT (domain notes §1.3); without it every post is refused.
+        if (due.property.rnt_id === null || due.property.rnt_id.trim() === "") return { hold: hold(Warnings.rntMissing), ...none }
+        const inputs = traInputs(reference, due, period)
+        if (Either.isLeft(inputs)) return { hold: hold(inputs.left), ...none }
+
+        const rows = yield* submissions.ensureRound({
+          reservationId: due.row.id,
+          round,
+          period,
+          guestIds: due.guests.map((guest) => guest.id),
+          at: yield* nowDate
+        })
+        // In flight from here: a cancellation now answers already_reported.tra (design §6.9).
+        yield* reservations.apply(due.row.id, Settlement.markSent("tra"))
+
+        // What this run's posts came to (companions are posted in parallel).
+        const tally = { sent: 0, misconfigured: null as string | null }
+        const submit = (submission: SubmissionRow, send: (guest: TraGuest) => Effect.Effect<TraOutcome>) =>
+          Effect.gen(function*() {
+            const guest = inputs.right.guests.get(submission.guest_id)
+            if (submission.state !== "pending" || guest === undefined) return submission
+            const outcome = yield* send(guest)
+            tally.sent++
+            if (outcome._tag === "Misconfigured") tally.misconfigured = refusedToken(outcome.status)
+            return yield* record(submission, outcome)
+          })
+
+        const mainRow = rows.find((submission) => submission.role === "main")
+        if (mainRow === undefined) return { hold: transient("no main guest to report"), ...none }
+        const main = yield* submit(mainRow, (guest) =>
+          tra.submitMain(token, mainBody(inputs.right.stay, guest, due.guests.length - 1)))
+        const waiting = rows.filter((submission) => submission.role === "companion")
+        const padre = main.state === "accepted" && main.code !== null ? Number(main.code) : null
+        const companions = padre === null ? waiting : yield* Effect.forEach(
+          waiting,
+          (companion) =>
+            submit(companion, (guest) => tra.submitCompanion(token, companionBody(inputs.right.stay, guest, padre))),
+          { concurrency: "unbounded" }
+        )
+
+        const all = [main, ...companions]
+        const before = new Map(rows.map((submission) => [submission.id, submission.state]))
+        const changed = (state: SubmissionState) =>
+          all.filter((submission) => submission.state === state && before.get(submission.id) !== state).length
+        const stillPending = all.find((submission) => submission.state === "pending")
+        const held: Hold = tally.misconfigured !== null
+          ? hold(tally.misconfigured)
+          : stillPending === undefined
+          ? { _tag: "None" }
+          : transient(all.find((submission) => submission.last_error !== null)?.last_error ?? "no answer")
+        return { hold: held, sent: tally.sent, accepted: changed("accepted"), rejected: changed("rejected") }
+      })
+
+    /** Each guest's part of a round, for the report's verdict; `main` names the guest whose code is the report's. */
+    const parts = (reservationId: string, guests: ReadonlyArray<GuestRow>, round: number) =>
+      Effect.map(submissions.ofRound(reservationId, round), (rows) => {
+        const labelOf = (guestId: string) => {
+          const guest = guests.find((candidate) => candidate.id === guestId)
+          return guest === undefined ? guestId : guestLabel(guest)
+        }
+        const parts = rows.map((submission): GuestPart => ({
+          guest: labelOf(submission.guest_id),
+          state: submission.state,
+          code: submission.code === null ? null : Number(submission.code),
+          reason: submission.last_error
+        }))
+        const main = rows.find((submission) => submission.role === "main")
+        return { parts, main: main === undefined ? null : labelOf(main.guest_id) }
+      })
+
+    /** The stay's TRA (round 0): post, then settle the report (design §6.9), giving up 72 h past due. */
+    const report = (due: DueReservation) =>
+      Effect.gen(function*() {
+        const { hold: held, ...counts } = yield* post(due, 0, { from: due.row.check_in, to: due.row.check_out })
+        const { parts: guestParts, main } = yield* parts(due.row.id, due.guests, 0)
+        const verdict = Settlement.giveUpIfLate(
+          verdictOf(guestParts, held, main),
+          due.row.check_in,
+          yield* nowDate,
+          held._tag === "Transient" ? held.reason : ""
+        )
+        yield* reservations.apply(due.row.id, Settlement.settle("tra", verdict))
+        return counts satisfies TraCounts
+      })
+
+    /**
+     * An extension after the TRA was accepted (design §6.8): a new `/one/` for the added nights (old → new
+     * `check_out`) and a `/two/` per companion linked to the new code. When every guest is accepted the TRA
+     * carries the new code and `tra.reported` is emitted again; a rejection ends it in `error`; anything else
+     * waits for the next run, the TRA staying `success` meanwhile.
+     */
+    const reportExtension = (due: DueReservation, from: string) =>
+      Effect.gen(function*() {
+        const round = yield* submissions.extensionRound(due.row.id, from)
+        const { hold: held, ...counts } = yield* post(due, round, { from, to: due.row.check_out })
+        const { parts: guestParts, main } = yield* parts(due.row.id, due.guests, round)
+        yield* reservations.apply(
+          due.row.id,
+          Settlement.settle("tra", verdictOf(guestParts, held, main), { extensionUpTo: due.row.check_out })
+        )
+        return counts satisfies TraCounts
+      })
+
+    return { report, reportExtension, parts } as const
+  })
+}) {}
+
+const hold = (warning: string): Hold => ({ _tag: "Configuration", warning })
+const transient = (reason: string): Hold => ({ _tag: "Transient", reason })
