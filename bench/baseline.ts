@@ -136,9 +136,8 @@ const PROPERTY_BY_EXTERNAL_ID_SQL = `
               WHERE account_id = $1 AND environment = $2
                 AND external_id = $3`
 
-// `sql.insert` of the reservation (columns in the service's order), then RETURNING *.
-const INSERT_RESERVATION_SQL = `
-            INSERT INTO reservations ("account_id","environment","property_id","external_id","source","room_number","check_in","check_out","guest_name","guests_count","expected_guests","total_amount","currency","total_amount_cop","trm_rate","trm_date","metadata","sandbox_simulate","reservation_status","fingerprint","created_at","updated_at","flow","guest_email","guest_phone","notes","status","checkin_token","contract_required","tra","sire") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31) RETURNING *`
+// ReservationRepo.insert: `sql.insert` of the whole draft (Transitions.linkDraft's column order), RETURNING *.
+const INSERT_RESERVATION_SQL = `INSERT INTO reservations ("account_id","environment","property_id","external_id","flow","source","room_number","check_in","check_out","guest_name","guests_count","expected_guests","total_amount","currency","total_amount_cop","trm_rate","trm_date","guest_email","guest_phone","notes","metadata","sandbox_simulate","motivo","tipo_acomodacion","reservation_status","status","checkin_token","guests_registered","registration_complete","completed_at","contract_required","contract_signed_at","contract_signer","tra","tra_reported","sire","sire_reported","fingerprint","cancelled_at","cancel_reason","created_at","updated_at","report_lease_until","report_retry_at","report_failures","tra_extension_from") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31,$32,$33,$34,$35,$36,$37,$38,$39,$40,$41,$42,$43,$44,$45,$46) RETURNING *`
 
 // Outbox.enqueue of one event, with its deliveries to the subscribed active endpoints in the same statement.
 const INSERT_EVENT_SQL = `
@@ -204,6 +203,17 @@ interface ReservationRow {
 const checkinUrl = (row: ReservationRow) =>
   row.checkin_token === null ? null : `${publicBaseUrl}/checkin/${row.checkin_token}`
 
+// Report objects as the service decodes them (ReservationRow: the TraReport/SireReport schemas' key order,
+// optional fields only when present), in every answer and event.
+const encodeReport = (report: Report, tail: "tra" | "sire") => ({
+  status: report.status,
+  reported_at: report.reported_at,
+  ...(report.warning === undefined ? {} : { warning: report.warning }),
+  ...(report.simulated === undefined ? {} : { simulated: report.simulated }),
+  ...(tail === "tra"
+    ? { sends_on: report.sends_on, mincit_code: report.mincit_code }
+    : { foreign_guests: report.foreign_guests })
+})
 // Views.reservationResponse (the service sends it with HttpServerResponse.unsafeJson: this key order).
 const reservationResponse = (row: ReservationRow, replay: boolean) => ({
   ok: true,
@@ -215,8 +225,8 @@ const reservationResponse = (row: ReservationRow, replay: boolean) => ({
   checkin_token: row.checkin_token,
   checkin_status: row.registration_complete ? "completed" : "pending",
   guests_registered: row.guests_registered,
-  tra: row.tra,
-  sire: row.sire,
+  tra: encodeReport(row.tra, "tra"),
+  sire: encodeReport(row.sire, "sire"),
   source: row.source,
   metadata: row.metadata,
   checkin_url: checkinUrl(row),
@@ -239,27 +249,15 @@ const eventData = (row: ReservationRow) => ({
   checkin_status: row.registration_complete ? "completed" : "pending",
   guests_registered: row.guests_registered,
   contract_signed: row.contract_signed_at !== null,
-  tra: row.tra,
-  sire: row.sire,
+  tra: encodeReport(row.tra, "tra"),
+  sire: encodeReport(row.sire, "sire"),
   metadata: row.metadata
 })
 
-// RegistrationDetail as HttpApi encodes it: schema key order, optional report fields only when present.
-const encodeReport = (report: Report, tail: "tra" | "sire") => ({
-  status: report.status,
-  reported_at: report.reported_at,
-  ...(report.warning === undefined ? {} : { warning: report.warning }),
-  ...(report.simulated === undefined ? {} : { simulated: report.simulated }),
-  ...(tail === "tra"
-    ? { sends_on: report.sends_on, mincit_code: report.mincit_code }
-    : { foreign_guests: report.foreign_guests })
-})
 const registrationDetail = (row: ReservationRow) => {
   const response = reservationResponse(row, false)
   return {
     ...response,
-    tra: encodeReport(row.tra, "tra"),
-    sire: encodeReport(row.sire, "sire"),
     property_id: row.property_id,
     check_in: row.check_in,
     check_out: row.check_out,
@@ -383,6 +381,7 @@ const createReservation = async (request: Request): Promise<Response> => {
       key.environment,
       property.id,
       body.external_id,
+      "link",
       body.source ?? null,
       body.room_number ?? null,
       body.check_in,
@@ -395,21 +394,35 @@ const createReservation = async (request: Request): Promise<Response> => {
       cop,
       null,
       null,
-      JSON.stringify(body.metadata ?? {}),
-      body.sandbox_simulate ?? null,
-      "confirmed",
-      fp,
-      now,
-      now,
-      "link",
       body.guest_email ?? null,
       body.guest_phone ?? null,
       body.notes ?? null,
+      JSON.stringify(body.metadata ?? {}),
+      body.sandbox_simulate ?? null,
+      null,
+      null,
+      "confirmed",
       "pending_checkin",
       randomBytes(24).toString("base64url"),
+      0,
+      false,
+      null,
       contract,
+      null,
+      null,
       JSON.stringify({ status: "not_applicable", sends_on: null, ...simulated, reported_at: null, mincit_code: null }),
-      JSON.stringify({ status: "not_applicable", foreign_guests: 0, ...simulated, reported_at: null })
+      false,
+      JSON.stringify({ status: "not_applicable", foreign_guests: 0, ...simulated, reported_at: null }),
+      false,
+      fp,
+      null,
+      null,
+      now,
+      now,
+      null,
+      null,
+      0,
+      null
     ])).rows[0]!
     const eventId = `evt_${randomBytes(16).toString("hex")}`
     const createdAt = new Date()

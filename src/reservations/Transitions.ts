@@ -2,7 +2,7 @@ import { Either } from "effect"
 import { InvalidRequest, RegistrationNotFound, RegistrationRejected, type ReservationCancelled } from "../shared/errors.ts"
 import * as Lifecycle from "./Lifecycle.ts"
 import type { Environment } from "../shared/Environment.ts"
-import type { CheckinGuestInput, CreateReservation, SubmitRegistration, UpdateReservation } from "./Reservation.ts"
+import type { CheckinGuestInput, CreateReservation, GuestInput, SubmitRegistration, UpdateReservation } from "./Reservation.ts"
 import { type GuestRow, type NewGuest, type ReservationRow, snapshotOf } from "./ReservationRow.ts"
 
 /**
@@ -219,6 +219,36 @@ export const cancel = (reason: string | undefined) =>
   })
 
 // ---------------------------------------------------------------------------------------------------------------
+// Guests
+
+/**
+ * A guest as stored from the spec's GuestInput (endpoint 7) or the check-in page's: `position` is the order of
+ * registration, the first (0) is the primary; `registered_at` null while it waits for its document photo.
+ */
+export const newGuest = (input: GuestInput | CheckinGuestInput, position: number, registeredAt: Date | null): NewGuest => ({
+  position,
+  is_primary: position === 0,
+  tipo_documento: input.tipo_documento,
+  numero_documento: input.numero_documento,
+  nombre: input.nombre,
+  apellido: input.apellido,
+  nacionalidad: input.nacionalidad,
+  fecha_nacimiento: input.fecha_nacimiento ?? null,
+  pais_procedencia: input.pais_procedencia,
+  ciudad_procedencia: input.ciudad_procedencia,
+  pais_residencia: input.pais_residencia,
+  ciudad_residencia: input.ciudad_residencia,
+  email: input.email ?? null,
+  phone: input.phone ?? null,
+  address: input.address ?? null,
+  // Kept as sent; the photos themselves are fetched in the background (design §6.5).
+  doc_photo_front_url: input.doc_photo_front_url ?? null,
+  doc_photo_back_url: input.doc_photo_back_url ?? null,
+  document_uploaded: false,
+  registered_at: registeredAt
+})
+
+// ---------------------------------------------------------------------------------------------------------------
 // The check-in page (design §5)
 
 export interface GuestEntered {
@@ -256,27 +286,8 @@ export const enterGuest = (input: CheckinGuestInput, requiresDocumentPhotos: boo
           )
         }
         const registered = !requiresDocumentPhotos
-        const guest: NewGuest = {
-          position: guests.length,
-          is_primary: guests.length === 0,
-          tipo_documento: input.tipo_documento,
-          numero_documento: input.numero_documento,
-          nombre: input.nombre,
-          apellido: input.apellido,
-          nacionalidad: input.nacionalidad,
-          fecha_nacimiento: input.fecha_nacimiento ?? null,
-          pais_procedencia: input.pais_procedencia,
-          ciudad_procedencia: input.ciudad_procedencia,
-          pais_residencia: input.pais_residencia,
-          ciudad_residencia: input.ciudad_residencia,
-          email: input.email ?? null,
-          phone: input.phone ?? null,
-          address: input.address ?? null,
-          doc_photo_front_url: null,
-          doc_photo_back_url: null,
-          document_uploaded: false,
-          registered_at: registered ? at : null
-        }
+        // Photos come as uploads on the check-in page, never as URLs to fetch.
+        const guest = { ...newGuest(input, guests.length, registered ? at : null), doc_photo_front_url: null, doc_photo_back_url: null }
         // The trip's motivo is kept at once, even while the first guest waits for its photo.
         const motivo = row.motivo ?? input.motivo ?? null
         return Either.right(decision(
@@ -422,26 +433,5 @@ export const registrationDraft = (
     guests_registered: input.body.guests.length,
     registration_complete: true
   },
-  guests: input.body.guests.map((guest, position): NewGuest => ({
-    position,
-    is_primary: position === 0,
-    tipo_documento: guest.tipo_documento,
-    numero_documento: guest.numero_documento,
-    nombre: guest.nombre,
-    apellido: guest.apellido,
-    nacionalidad: guest.nacionalidad,
-    fecha_nacimiento: guest.fecha_nacimiento ?? null,
-    pais_procedencia: guest.pais_procedencia,
-    ciudad_procedencia: guest.ciudad_procedencia,
-    pais_residencia: guest.pais_residencia,
-    ciudad_residencia: guest.ciudad_residencia,
-    email: guest.email ?? null,
-    phone: guest.phone ?? null,
-    address: guest.address ?? null,
-    // Kept as sent; the photos themselves are fetched in the background (design §6.5).
-    doc_photo_front_url: guest.doc_photo_front_url ?? null,
-    doc_photo_back_url: guest.doc_photo_back_url ?? null,
-    document_uploaded: false,
-    registered_at: input.at
-  }))
+  guests: input.body.guests.map((guest, position) => newGuest(guest, position, input.at))
 })
