@@ -4,6 +4,7 @@ import { Effect, Either, Redacted } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { PgPool, rawQuery } from "../db/Database.ts"
+import { isUniqueViolation } from "../db/SqlErrors.ts"
 import { ExternalIdInUse, InvalidRequest, PropertyNotFound } from "../shared/errors.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { checkScope, type Property, type PropertyMapping, type PropertyScope } from "./Property.ts"
@@ -65,10 +66,6 @@ export const toProperty = (row: PropertyRow): Property => ({
 })
 
 const toAdminView = (row: PropertyRow) => ({ ...toProperty(row), environment: row.environment })
-
-const UNIQUE_VIOLATION = "23505"
-const isUniqueViolation = (error: SqlError.SqlError) =>
-  (error.cause as { code?: string } | undefined)?.code === UNIQUE_VIOLATION
 
 /**
  * Final external_id per property after applying a batch onto the current mapping, or the first external_id
