@@ -1,4 +1,5 @@
 import { Duration, Option } from "effect"
+import { startOfDayInBogota } from "../shared/Calendar.ts"
 
 /**
  * Pure rules of a report run (design §6.9, §7): how the per-guest outcomes of one reservation become its
@@ -58,7 +59,7 @@ export const retryAfter = (failures: number): Option.Option<Duration.Duration> =
   failures >= 1 && failures <= RETRY_GAPS.length ? Option.some(RETRY_GAPS[failures - 1]!) : Option.none()
 
 /** The instant a report became due: the arrival date at 00:00 in Bogotá (UTC−5, no daylight saving). */
-export const dueAt = (checkIn: string): Date => new Date(`${checkIn}T05:00:00Z`)
+export const dueAt = (checkIn: string): Date => startOfDayInBogota(checkIn)
 
 /** True once `now` is more than 72 h past the due instant of `checkIn`. */
 export const pastGiveUp = (checkIn: string, now: Date): boolean =>

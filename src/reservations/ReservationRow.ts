@@ -1,3 +1,4 @@
+import { addDays } from "../shared/Calendar.ts"
 import type * as Lifecycle from "./Lifecycle.ts"
 import type { Guest, RegistrationStatus } from "./Reservation.ts"
 import type { Environment } from "../shared/Environment.ts"
@@ -54,11 +55,7 @@ export interface GuestRow {
 }
 
 /** Photos are deleted 30 days after departure; from then on `document_uploaded` reads null (spec, design §6.4). */
-export const photosRetained = (checkOut: string, today: string) => {
-  const limit = new Date(`${checkOut}T00:00:00Z`)
-  limit.setUTCDate(limit.getUTCDate() + 30)
-  return today <= limit.toISOString().slice(0, 10)
-}
+export const photosRetained = (checkOut: string, today: string) => today <= addDays(checkOut, 30)
 
 export const snapshotOf = (row: ReservationRow): Lifecycle.LifecycleSnapshot => ({
   reservation_status: row.reservation_status,
