@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { AdminError } from "../admin/AdminError.ts"
 import type { KeyLimits } from "../auth/CurrentKey.ts"
+import { AccountNotFound } from "../shared/errors.ts"
 
 export interface Account {
   readonly account_id: string
@@ -26,14 +26,14 @@ export class Accounts extends Effect.Service<Accounts>()("accounts/Accounts", {
         Effect.withSpan("Accounts.create")
       )
 
-    /** Fails with account_not_found; locks the row when called inside a transaction. */
+    /** Fails with `AccountNotFound`; locks the row when called inside a transaction. */
     const lock = (accountId: string) =>
       sql<{ id: string }>`SELECT id FROM accounts WHERE id::text = ${accountId} FOR UPDATE`.pipe(
         Effect.orDie,
         Effect.flatMap((rows) =>
           rows.length === 1
             ? Effect.void
-            : Effect.fail(new AdminError({ message: `no account ${accountId}`, code: "account_not_found" }))
+            : Effect.fail(new AccountNotFound({ message: `no account ${accountId}` }))
         )
       )
 
@@ -52,7 +52,7 @@ export class Accounts extends Effect.Service<Accounts>()("accounts/Accounts", {
         Effect.orDie,
         Effect.flatMap((rows) =>
           rows[0] === undefined
-            ? Effect.fail(new AdminError({ message: `no account ${accountId}`, code: "account_not_found" }))
+            ? Effect.fail(new AccountNotFound({ message: `no account ${accountId}` }))
             : Effect.succeed({ account_id: accountId, limits: rows[0] })
         ),
         Effect.withSpan("Accounts.setLimits")

@@ -7,6 +7,13 @@ import { Sandbox } from "../accounts/Sandbox.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import { ReportRuns } from "../compliance/ReportRuns.ts"
 import { Properties } from "../properties/Properties.ts"
+import type {
+  AccountNotFound,
+  ExternalIdInUse,
+  KeyLimitReached,
+  KeyNotFound,
+  PropertyNotFound
+} from "../shared/errors.ts"
 import { isUuid } from "../shared/Uuid.ts"
 import { AdminError } from "./AdminError.ts"
 import { AdminAuth, AdminRpcs } from "./AdminRpcs.ts"
@@ -26,6 +33,22 @@ const AdminAuthLive = Layer.effect(
   })
 )
 
+/** The domain errors the operator services fail with. */
+type ServiceError = AccountNotFound | KeyNotFound | KeyLimitReached | PropertyNotFound | ExternalIdInUse
+
+/** The admin RPC's stable code for each; the CLI prints it and scripts match on it (see `AdminError`). */
+const adminCodes = {
+  AccountNotFound: "account_not_found",
+  KeyNotFound: "key_not_found",
+  KeyLimitReached: "key_limit_reached",
+  PropertyNotFound: "property_not_found",
+  ExternalIdInUse: "external_id_in_use"
+} as const satisfies Record<ServiceError["_tag"], string>
+
+/** The one translation from the services' domain errors to the admin RPC's: same message, the admin code. */
+const toAdminError = (error: ServiceError): AdminError =>
+  new AdminError({ message: error.message, code: adminCodes[error._tag] })
+
 const HandlersLive = AdminRpcs.toLayer(Effect.gen(function*() {
   const accounts = yield* Accounts
   const keys = yield* ApiKeys
@@ -35,13 +58,16 @@ const HandlersLive = AdminRpcs.toLayer(Effect.gen(function*() {
   const fileNotFound = (id: string) => new AdminError({ message: `no SIRE file ${id} waiting for confirmation`, code: "file_not_found" })
   return {
     CreateAccount: (input) => accounts.create(input),
-    SetLimits: ({ account_id, reset, ...limits }) => accounts.setLimits(account_id, reset ? "reset" : limits),
-    CreateSandbox: ({ account_id }) => sandbox.create(account_id),
-    CreateKey: ({ account_id, environment }) => keys.create(account_id, environment),
-    RevokeKey: ({ key_id }) => keys.revoke(key_id),
-    ListKeys: ({ account_id }) => keys.list(account_id),
-    CreateProperty: ({ account_id, ...settings }) => properties.create(account_id, settings),
-    UpdateProperty: ({ property_id, ...settings }) => properties.update(property_id, settings),
+    SetLimits: ({ account_id, reset, ...limits }) =>
+      Effect.mapError(accounts.setLimits(account_id, reset ? "reset" : limits), toAdminError),
+    CreateSandbox: ({ account_id }) => Effect.mapError(sandbox.create(account_id), toAdminError),
+    CreateKey: ({ account_id, environment }) => Effect.mapError(keys.create(account_id, environment), toAdminError),
+    RevokeKey: ({ key_id }) => Effect.mapError(keys.revoke(key_id), toAdminError),
+    ListKeys: ({ account_id }) => Effect.mapError(keys.list(account_id), toAdminError),
+    CreateProperty: ({ account_id, ...settings }) =>
+      Effect.mapError(properties.create(account_id, settings), toAdminError),
+    UpdateProperty: ({ property_id, ...settings }) =>
+      Effect.mapError(properties.update(property_id, settings), toAdminError),
     RunReports: ({ date }) =>
       Effect.map(reports.run({ date, force: true }), ({ date, reservations, tra, sire }) => ({
         date,

@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
-import { AdminError } from "../admin/AdminError.ts"
 import { PgPool, rawQuery } from "../db/Database.ts"
 import type { Environment } from "../shared/Environment.ts"
+import { KeyLimitReached, KeyNotFound } from "../shared/errors.ts"
 import * as ApiKey from "./ApiKey.ts"
 import type { AuthenticatedKey } from "./CurrentKey.ts"
 
@@ -49,10 +49,9 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
           WHERE account_id = ${accountId} AND environment = ${environment} AND revoked_at IS NULL`
         const active = counted?.active ?? 0
         if (active >= ApiKey.MAX_ACTIVE_KEYS_PER_TYPE) {
-          return yield* new AdminError({
+          return yield* new KeyLimitReached({
             message:
-              `account ${accountId} already has ${active} active ${environment} keys (at most ${ApiKey.MAX_ACTIVE_KEYS_PER_TYPE}); revoke one first`,
-            code: "key_limit_reached"
+              `account ${accountId} already has ${active} active ${environment} keys (at most ${ApiKey.MAX_ACTIVE_KEYS_PER_TYPE}); revoke one first`
           })
         }
         const generated = yield* ApiKey.generate(environment)
@@ -71,7 +70,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
         Effect.orDie,
         Effect.flatMap((rows) =>
           rows[0] === undefined
-            ? Effect.fail(new AdminError({ message: `no key ${keyId}`, code: "key_not_found" }))
+            ? Effect.fail(new KeyNotFound({ message: `no key ${keyId}` }))
             : Effect.succeed({ key_id: rows[0].key_id, revoked_at: rows[0].revoked_at.toISOString() })
         ),
         Effect.withSpan("ApiKeys.revoke")

@@ -13,7 +13,7 @@ import { Reservations } from "../reservations/Reservations.ts"
 import * as Transitions from "../reservations/Transitions.ts"
 import { DuplicateDocument, InvalidRequest, RegistrationNotFound } from "../shared/errors.ts"
 import { isUuid } from "../shared/Uuid.ts"
-import { todayInBogota } from "../trm/Trm.ts"
+import { todayInBogota } from "../shared/Calendar.ts"
 import type { CheckinView } from "./Checkin.ts"
 
 const notFound = () =>

@@ -1,4 +1,6 @@
-import { Duration, Option } from "effect"
+import { Duration, Effect, type Option, Schedule } from "effect"
+import { startOfDayInBogota } from "../shared/Calendar.ts"
+import { delayBeforeRetry } from "../shared/DurableRetry.ts"
 
 /**
  * Pure rules of a report run (design §6.9, §7): how the per-guest outcomes of one reservation become its
@@ -47,18 +49,27 @@ export const verdictOf = (parts: ReadonlyArray<GuestPart>, hold: Hold, main: str
   return { status: "pending", warning: null, transient: true }
 }
 
-/** Design §6.9: transient failures retry at 5 min, 15 min, 1 h, then at every run. */
-export const RETRY_GAPS: ReadonlyArray<Duration.Duration> = [Duration.minutes(5), Duration.minutes(15), Duration.hours(1)]
+/**
+ * Design §6.9: transient failures retry at 5 min, 15 min, 1 h, then at every run. Read step by step through
+ * `delayBeforeRetry`, like the webhook and photo retries: the failure count lives in the report's row.
+ */
+export const REPORT_RETRIES = Schedule.fromDelays("5 minutes", "15 minutes", "1 hour")
 
 /** Design §6.9: a report still failing transiently 72 h past its due date becomes `error`. */
 export const GIVE_UP_AFTER = Duration.hours(72)
 
 /** When a report that failed transiently `failures` times in a row is tried again; None = at the next run. */
-export const retryAfter = (failures: number): Option.Option<Duration.Duration> =>
-  failures >= 1 && failures <= RETRY_GAPS.length ? Option.some(RETRY_GAPS[failures - 1]!) : Option.none()
+export const nextRetry = (failures: number): Effect.Effect<Option.Option<Duration.Duration>> =>
+  delayBeforeRetry(REPORT_RETRIES, failures, undefined)
+
+/**
+ * `nextRetry` for synchronous callers. `runSync` is safe here: the schedule needs no service and every step of
+ * `fromDelays` is computed from its arguments, without sleeping or reading the clock, so it never suspends.
+ */
+export const retryAfter = (failures: number): Option.Option<Duration.Duration> => Effect.runSync(nextRetry(failures))
 
 /** The instant a report became due: the arrival date at 00:00 in Bogotá (UTC−5, no daylight saving). */
-export const dueAt = (checkIn: string): Date => new Date(`${checkIn}T05:00:00Z`)
+export const dueAt = (checkIn: string): Date => startOfDayInBogota(checkIn)
 
 /** True once `now` is more than 72 h past the due instant of `checkIn`. */
 export const pastGiveUp = (checkIn: string, now: Date): boolean =>

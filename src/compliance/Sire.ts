@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import type { ReferenceData } from "./Reference.ts"
+import type { ReferenceData } from "./ReferenceData.ts"
 
 /**
  * The SIRE upload file (Migración Colombia), pure: domain notes §2.3 and §6.3, design §6.13. One line per

@@ -6,6 +6,7 @@ import {
   type HttpClientResponse
 } from "@effect/platform"
 import { type Cause, Context, Data, Duration, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import { errorCode } from "../net/ErrorCode.ts"
 import type { TraCompanionBody, TraMainBody } from "./Tra.ts"
 
 /**
@@ -178,11 +179,6 @@ const classify = (endpoint: Endpoint, status: number, text: string, location: st
   if (status >= 400) return TraOutcome.Rejected({ status, reason: because(`HTTP ${status} with an empty body`) })
   return TraOutcome.Unknown({ reason: `unexpected HTTP ${status}` })
 }
-
-const errorCode = (cause: unknown): string | undefined =>
-  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" && cause.code !== ""
-    ? cause.code
-    : undefined
 
 /**
  * Sending failed before a complete answer arrived. The reason is built from the error's kind and code only:

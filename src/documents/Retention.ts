@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Schedule } from "effect"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
-import { todayInBogota } from "../trm/Trm.ts"
+import { addDays, todayInBogota } from "../shared/Calendar.ts"
 import { DocumentStore } from "./DocumentStore.ts"
 
 /** Photos are deleted 30 days after check-out (spec constants; design §5). */
@@ -11,11 +11,7 @@ export const RETENTION_EVERY = Duration.hours(6)
 const BATCH = 500
 
 /** The last check-out whose photos are kept on `today` (Bogotá): `today - 30 days`. */
-export const keptSince = (today: string): string => {
-  const date = new Date(`${today}T00:00:00Z`)
-  date.setUTCDate(date.getUTCDate() - RETENTION_DAYS)
-  return date.toISOString().slice(0, 10)
-}
+export const keptSince = (today: string): string => addDays(today, -RETENTION_DAYS)
 
 /**
  * Deletes the document photos of stays whose check-out is more than 30 days past (Bogotá date), files first

@@ -3,10 +3,12 @@ import { CheckinApi } from "../checkin/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { PropertiesApi } from "../properties/Api.ts"
 import { ReservationsApi } from "../reservations/Api.ts"
+import { API_VERSION } from "../shared/ApiVersion.ts"
 import { InternalErrorBody, InvalidJsonBody, InvalidRequestBody } from "../shared/errors.ts"
 import { WebhooksApi } from "../webhooks/Api.ts"
 
-export const API_VERSION = "2026-10-01"
+/** Re-exported beside the contract it versions; defined in `shared/ApiVersion.ts` for the webhook code. */
+export { API_VERSION }
 
 const description = `Partner Reservation Registration Service. Every partner endpoint takes
 \`Authorization: Bearer <API_KEY>\`; the key prefix (\`svc_test_\` / \`svc_live_\`) decides the environment.

@@ -7,6 +7,7 @@ import {
 } from "@effect/platform"
 import { Context, Duration, Effect, Either, Layer, Schema, Stream } from "effect"
 import { lookup } from "node:dns/promises"
+import { errorCode } from "./ErrorCode.ts"
 import { addressProblem, canonicalIp, checkUrl, type Target, UnsafeUrl, type UrlPolicy } from "./UrlSafety.ts"
 
 /**
@@ -115,11 +116,6 @@ export interface SafeHttpOptions {
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 export const DEFAULT_TIMEOUT: Duration.DurationInput = "10 seconds"
-
-const errorCode = (cause: unknown): string | undefined =>
-  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" && cause.code !== ""
-    ? cause.code
-    : undefined
 
 /** Connection failures that happen before anything is sent, so the next checked address may be tried. */
 const UNREACHABLE = new Set([

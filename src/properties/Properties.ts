@@ -2,10 +2,10 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql"
 import { Effect, Either, Redacted } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
-import { AdminError } from "../admin/AdminError.ts"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { PgPool, rawQuery } from "../db/Database.ts"
-import { ExternalIdInUse, InvalidRequest } from "../shared/errors.ts"
+import { isUniqueViolation } from "../db/SqlErrors.ts"
+import { ExternalIdInUse, InvalidRequest, PropertyNotFound } from "../shared/errors.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { checkScope, type Property, type PropertyMapping, type PropertyScope } from "./Property.ts"
 
@@ -66,10 +66,6 @@ export const toProperty = (row: PropertyRow): Property => ({
 })
 
 const toAdminView = (row: PropertyRow) => ({ ...toProperty(row), environment: row.environment })
-
-const UNIQUE_VIOLATION = "23505"
-const isUniqueViolation = (error: SqlError.SqlError) =>
-  (error.cause as { code?: string } | undefined)?.code === UNIQUE_VIOLATION
 
 /**
  * Final external_id per property after applying a batch onto the current mapping, or the first external_id
@@ -154,9 +150,10 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
         Effect.withSpan("Properties.map")
       )
 
-    const adminConflict = (error: SqlError.SqlError) =>
+    // The partial unique index refused an operator's external_id; any other SqlError is a defect.
+    const settingsConflict = (error: SqlError.SqlError) =>
       isUniqueViolation(error)
-        ? Effect.fail(new AdminError({ message: "that external_id is already on another property", code: "external_id_in_use" }))
+        ? Effect.fail(new ExternalIdInUse({ message: "that external_id is already on another property" }))
         : Effect.die(error)
 
     const create = (accountId: string, settings: PropertySettings & { readonly name: string }) =>
@@ -184,7 +181,7 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
           })
         } RETURNING ${sql.literal(PROPERTY_COLUMNS)}`
         return toAdminView(row!)
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", adminConflict), Effect.withSpan("Properties.create"))
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", settingsConflict), Effect.withSpan("Properties.create"))
 
     const update = (propertyId: string, settings: PropertySettings) =>
       Effect.gen(function*() {
@@ -200,10 +197,10 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
               UPDATE properties SET ${sql.update(changes)}, updated_at = now()
               WHERE id::text = ${propertyId} RETURNING ${sql.literal(PROPERTY_COLUMNS)}`
         if (rows[0] === undefined) {
-          return yield* new AdminError({ message: `no property ${propertyId}`, code: "property_not_found" })
+          return yield* new PropertyNotFound({ message: `no property ${propertyId}` })
         }
         return toAdminView(rows[0])
-      }).pipe(Effect.catchTag("SqlError", adminConflict), Effect.withSpan("Properties.update"))
+      }).pipe(Effect.catchTag("SqlError", settingsConflict), Effect.withSpan("Properties.update"))
 
     return { list, map, create, update } as const
   })

@@ -7,7 +7,7 @@ import {
   RegistrationRejected,
   type ReservationConflict
 } from "../shared/errors.ts"
-import { todayInBogota } from "../trm/Trm.ts"
+import { todayInBogota } from "../shared/Calendar.ts"
 import {
   bornAfter,
   duplicateDocuments,

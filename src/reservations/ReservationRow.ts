@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { addDays } from "../shared/Calendar.ts"
 import { Environment } from "../shared/Environment.ts"
 import type * as Lifecycle from "./Lifecycle.ts"
 import {
@@ -117,11 +118,7 @@ export type GuestRow = typeof GuestRow.Type
 export type NewGuest = Omit<GuestRow, "id" | "reservation_id">
 
 /** Photos are deleted 30 days after departure; from then on `document_uploaded` reads null (spec, design §6.4). */
-export const photosRetained = (checkOut: string, today: string) => {
-  const limit = new Date(`${checkOut}T00:00:00Z`)
-  limit.setUTCDate(limit.getUTCDate() + 30)
-  return today <= limit.toISOString().slice(0, 10)
-}
+export const photosRetained = (checkOut: string, today: string) => today <= addDays(checkOut, 30)
 
 /** What the lifecycle rules see of a stored reservation. */
 export const snapshotOf = (row: Omit<ReservationRow, "id">): Lifecycle.LifecycleSnapshot => ({

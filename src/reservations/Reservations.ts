@@ -15,7 +15,8 @@ import {
   ReservationConflict
 } from "../shared/errors.ts"
 import type { Environment } from "../shared/Environment.ts"
-import { TrmProvider, todayInBogota, usdToCop } from "../trm/Trm.ts"
+import { todayInBogota } from "../shared/Calendar.ts"
+import { TrmProvider, usdToCop } from "../trm/Trm.ts"
 import { carriesGuests } from "../webhooks/Event.ts"
 import { Outbox } from "../webhooks/Outbox.ts"
 import { newCheckinToken } from "./CheckinToken.ts"

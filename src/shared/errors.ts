@@ -5,7 +5,9 @@ import { Schema } from "effect"
  * Every expected failure of the partner API: one `Schema.TaggedError` per stable error code of the spec's
  * error table (plus `not_found` / `method_not_allowed`, design §6.2). Handlers fail with the class
  * (`yield* new PropertyNotFound({ message })`); on the wire each becomes exactly `{error, code, details}`
- * through its `Body` schema, which is what the `HttpApi` contract declares.
+ * through its `Body` schema, which is what the `HttpApi` contract declares. The few failures that only operator
+ * services raise (`AccountNotFound`, `KeyNotFound`, `KeyLimitReached`) live here too, so that services depend on
+ * this module alone and each entrance (partner API, admin RPC) maps them to its own answer.
  */
 
 export const Details = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -71,6 +73,15 @@ export class TrmUnavailable extends Schema.TaggedError<TrmUnavailable>()("TrmUna
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", fields) {}
 export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", fields) {}
 
+// Failures of the operator services (accounts, keys). The partner API never answers with them, so they stay out of
+// `allErrorBodies`, which is the spec's table; the admin RPC maps them to its own `AdminError` codes.
+/** No account has the given id. */
+export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("AccountNotFound", fields) {}
+/** No API key has the given id. */
+export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound", fields) {}
+/** The account already has the most active keys allowed in that environment. */
+export class KeyLimitReached extends Schema.TaggedError<KeyLimitReached>()("KeyLimitReached", fields) {}
+
 /** The error table: class → (stable code, HTTP status). The single place a code or status is written. */
 export const InvalidJsonBody = wire(InvalidJson, "invalid_json", 400)
 export const InvalidRequestBody = wire(InvalidRequest, "invalid_request", 400)
@@ -98,8 +109,12 @@ export const InternalErrorBody = wire(InternalError, "internal_error", 500)
 export const TrmUnavailableBody = wire(TrmUnavailable, "trm_unavailable", 503)
 export const NotFoundBody = wire(NotFound, "not_found", 404)
 export const MethodNotAllowedBody = wire(MethodNotAllowed, "method_not_allowed", 405)
+/** Operator failures, encoded like the rest should one ever leave through HTTP; not part of the spec's table. */
+export const AccountNotFoundBody = wire(AccountNotFound, "account_not_found", 404)
+export const KeyNotFoundBody = wire(KeyNotFound, "key_not_found", 404)
+export const KeyLimitReachedBody = wire(KeyLimitReached, "key_limit_reached", 409)
 
-/** Every error body, for the table test and for documentation. */
+/** Every error body of the partner API (the spec's table), for the table test and for documentation. */
 export const allErrorBodies = [
   InvalidJsonBody,
   InvalidRequestBody,

@@ -1,5 +1,5 @@
 import { HttpClient } from "@effect/platform"
-import { Cache, Context, Data, DateTime, Duration, Effect, Exit, Layer, Schedule, Schema } from "effect"
+import { Cache, Context, Data, Duration, Effect, Exit, Layer, Schedule, Schema } from "effect"
 import { AppConfig, DEFAULT_TRM_URL } from "../config/AppConfig.ts"
 import { TrmUnavailable } from "../shared/errors.ts"
 
@@ -25,18 +25,8 @@ export class TrmProvider extends Context.Tag("trm/TrmProvider")<TrmProvider, Trm
 
 export { DEFAULT_TRM_URL }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Calendar day in Bogotá
-// ---------------------------------------------------------------------------------------------------------------
-
-/** America/Bogota: UTC−5 all year, no daylight saving (design §2), so a fixed offset is exact. */
-export const bogotaZone = DateTime.zoneMakeOffset(-5 * 60 * 60 * 1000)
-
-/** Today's calendar date in Bogotá, `YYYY-MM-DD`, from `Clock` (so `TestClock` drives it). */
-export const todayInBogota: Effect.Effect<string> = Effect.map(
-  DateTime.now,
-  (now) => DateTime.formatIsoDate(DateTime.setZone(now, bogotaZone))
-)
+// The Bogotá calendar moved to shared/Calendar.ts; re-exported for the callers that still import it from here.
+export { bogotaZone, todayInBogota } from "../shared/Calendar.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Conversion (exact decimal arithmetic)

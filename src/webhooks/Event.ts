@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto"
-import { API_VERSION } from "../http/PartnerApi.ts"
 import type { LifecycleEvent } from "../reservations/Lifecycle.ts"
+import { API_VERSION } from "../shared/ApiVersion.ts"
 
 /** `evt_` followed by 32 hex characters (spec "Events": body `id`, header `X-Service-Event-Id`). */
 export const newEventId = () => `evt_${randomBytes(16).toString("hex")}`

@@ -1,0 +1,176 @@
+// @ts-check
+/**
+ * Which file may import which: `npm run lint:deps` (also run by .ci/run after the type check).
+ *
+ * Layers, lowest first. A file may import files of its own layer or of a lower one, never of a higher one.
+ * Paths in the table without `src/` or `migrations/` are under `src/`.
+ *
+ * | layer          | holds                          | files (one regex per layer below)                        |
+ * |----------------|--------------------------------|----------------------------------------------------------|
+ * | domain         | pure rules and schemas;        | src/shared/**, and each module's pure files:             |
+ * |                | no services, no I/O            | reservations/{Reservation,Lifecycle,ReservationRow,      |
+ * |                |                                |   Views,CheckinToken,countries,Transitions}.ts,          |
+ * |                |                                | compliance/{Outcomes,Tra,Sire,Simulated,Settlement,      |
+ * |                |                                |   ReferenceData}.ts,                                     |
+ * |                |                                | compliance/reference/**,                                 |
+ * |                |                                | webhooks/{Webhook,Event,Signature,RetryPolicy}.ts,       |
+ * |                |                                | properties/Property.ts, auth/{ApiKey,CurrentKey}.ts,     |
+ * |                |                                | documents/DocumentKind.ts, net/UrlSafety.ts,             |
+ * |                |                                | checkin/Checkin.ts                                       |
+ * | infrastructure | configuration, database,       | src/config/**, src/db/**, migrations/**,                 |
+ * |                | outbound HTTP, file store      | net/{SafeHttp,ErrorCode}.ts, documents/DocumentStore.ts  |
+ * | services       | Effect services that own       | every other file of a module folder (src/<module>/),     |
+ * |                | state and transactions         | e.g. accounts/**, auth/ApiKeys.ts, trm/**, ratelimit/**, |
+ * |                |                                | compliance/{Reference,ReportRuns,TraClient}.ts           |
+ * | entrances      | how the outside reaches the    |                                                          |
+ * |                | services, in three kinds:      |                                                          |
+ * |   http         | partner API contract, handlers | src/http/**, src/<module>/{Api,Http}.ts, health/**,      |
+ * |                |                                | checkin/Page.ts, checkin/page/**, auth/PartnerAuth.ts    |
+ * |   admin        | the operators' RPC             | src/admin/**                                             |
+ * |   workers      | background loops               | src/workers/**, webhooks/DeliveryLoop.ts                 |
+ * | composition    | wires layers, starts processes | src/App.ts, src/main.ts, src/cli.ts                      |
+ *
+ * The three entrance kinds do not import one another: only the composition files put them together.
+ * Each rule below says in its name and comment which of these a violation breaks. Type-only imports count
+ * (`tsPreCompilationDeps`): a type is a dependency on the module that defines it.
+ */
+
+/**
+ * Joins alternatives into one anchored regular expression.
+ * @param {...string} patterns
+ */
+const anyOf = (...patterns) => `^(${patterns.join("|")})`
+
+const DOMAIN = anyOf(
+  "src/shared/",
+  "src/reservations/(Reservation|Lifecycle|ReservationRow|Views|CheckinToken|countries|Transitions)\\.ts$",
+  "src/compliance/(Outcomes|Tra|Sire|Simulated|Settlement|ReferenceData)\\.ts$",
+  "src/compliance/reference/",
+  "src/webhooks/(Webhook|Event|Signature|RetryPolicy)\\.ts$",
+  "src/properties/Property\\.ts$",
+  "src/auth/(ApiKey|CurrentKey)\\.ts$",
+  "src/documents/DocumentKind\\.ts$",
+  "src/net/UrlSafety\\.ts$",
+  "src/checkin/Checkin\\.ts$"
+)
+
+const INFRASTRUCTURE = anyOf(
+  "src/config/",
+  "src/db/",
+  "migrations/",
+  "src/net/(SafeHttp|ErrorCode)\\.ts$",
+  "src/documents/DocumentStore\\.ts$"
+)
+
+const HTTP = anyOf(
+  "src/http/",
+  "src/[^/]+/(Api|Http)\\.ts$",
+  "src/checkin/Page\\.ts$",
+  "src/checkin/page/",
+  "src/health/",
+  "src/auth/PartnerAuth\\.ts$"
+)
+const ADMIN = anyOf("src/admin/")
+const WORKERS = anyOf("src/workers/", "src/webhooks/DeliveryLoop\\.ts$")
+const ENTRANCES = [HTTP, ADMIN, WORKERS]
+
+const COMPOSITION = anyOf("src/(App|main|cli)\\.ts$")
+
+/** Services: whatever else sits in a module folder. */
+const SERVICES = { path: "^src/[^/]+/", pathNot: [DOMAIN, INFRASTRUCTURE, ...ENTRANCES] }
+
+/** Our own files: rules about layers ignore npm packages and node built-ins. */
+const OWN = "^(src|migrations)/"
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "Import cycle: two modules depend on each other, directly or through others. Break the cycle, "
+        + "usually by moving what both need down a layer.",
+      from: {},
+      to: { circular: true }
+    },
+    {
+      name: "not-to-unresolvable",
+      severity: "error",
+      comment: "This import cannot be resolved to a file. Without this rule a resolver problem would drop edges "
+        + "and let the layer rules pass on a graph that is not the real one.",
+      from: {},
+      to: { couldNotResolve: true }
+    },
+    {
+      name: "layer-domain-imports-only-domain",
+      severity: "error",
+      comment: "Layer rule: a domain file (pure rules and schemas) imports only other domain files, never "
+        + "infrastructure, services, entrances or composition.",
+      from: { path: DOMAIN },
+      to: { path: OWN, pathNot: DOMAIN }
+    },
+    {
+      name: "layer-infrastructure-not-above",
+      severity: "error",
+      comment: "Layer rule: an infrastructure file imports only infrastructure and domain files, never "
+        + "services, entrances or composition.",
+      from: { path: INFRASTRUCTURE },
+      to: { path: OWN, pathNot: [DOMAIN, INFRASTRUCTURE] }
+    },
+    {
+      name: "layer-services-not-to-entrances",
+      severity: "error",
+      comment: "Layer rule: a service imports services, infrastructure and domain files, never an entrance "
+        + "(http, admin, workers) or the composition root. An entrance maps service results to its own "
+        + "answers (e.g. domain errors to AdminError), not the other way round.",
+      from: SERVICES,
+      to: { path: [...ENTRANCES, COMPOSITION] }
+    },
+    {
+      name: "layer-entrances-not-to-composition",
+      severity: "error",
+      comment: "Layer rule: an entrance never imports the composition root (App.ts, main.ts, cli.ts).",
+      from: { path: ENTRANCES },
+      to: { path: COMPOSITION }
+    },
+    {
+      name: "entrance-http-not-to-admin-or-workers",
+      severity: "error",
+      comment: "Entrance rule: the partner HTTP API does not import the admin RPC or the worker loops; only "
+        + "App.ts / cli.ts compose entrances.",
+      from: { path: HTTP },
+      to: { path: [ADMIN, WORKERS] }
+    },
+    {
+      name: "entrance-admin-not-to-http-or-workers",
+      severity: "error",
+      comment: "Entrance rule: the admin RPC does not import the partner HTTP API or the worker loops; only "
+        + "App.ts / cli.ts compose entrances.",
+      from: { path: ADMIN },
+      to: { path: [HTTP, WORKERS] }
+    },
+    {
+      name: "entrance-workers-not-to-http-or-admin",
+      severity: "error",
+      comment: "Entrance rule: a worker loop does not import the partner HTTP API or the admin RPC; only "
+        + "App.ts / cli.ts compose entrances.",
+      from: { path: WORKERS },
+      to: { path: [HTTP, ADMIN] }
+    }
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    // Type-only imports are dependencies too (see the header).
+    tsPreCompilationDeps: true,
+    // Imports carry explicit `.ts` extensions (`allowImportingTsExtensions`); tsconfig's resolution applies.
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".js", ".json"]
+    },
+    reporterOptions: {
+      text: { highlightFocused: true }
+    }
+  }
+}
