@@ -422,6 +422,20 @@
   }
 
   /**
+   * Checks a form the way the server will before sending it: what is wrong shows next to each field, and the
+   * form is sent once (`busy`) only when nothing is.
+   */
+  const submitWhenValid = (form, localErrors, send) => {
+    revalidateOnEdit(form, localErrors)
+    form.addEventListener("submit", (event) => {
+      event.preventDefault()
+      const errors = localErrors()
+      if (Object.keys(errors).length > 0) return showErrors(form, errors)
+      return busy(form, send)
+    })
+  }
+
+  /**
    * The server's answer to a failed write, shown where it belongs: `invalid_request` fields next to their
    * inputs (in the page's own words when the client's rules explain the field, else the server's message),
    * a duplicate document next to its number, an expired or cancelled stay as the end state.
@@ -576,16 +590,10 @@
     })
 
     const localErrors = () => validateGuest(formValues(form), first)
-    revalidateOnEdit(form, localErrors)
-    form.addEventListener("submit", (event) => {
-      event.preventDefault()
-      const errors = localErrors()
-      if (Object.keys(errors).length > 0) return showErrors(form, errors)
-      return busy(form, async () => {
-        const res = await call("POST", "/guests", guestBody(formValues(form)))
-        if (res.status === 201) return reloadAndRender("saved")
-        return showFailure(form, res, localErrors)
-      })
+    submitWhenValid(form, localErrors, async () => {
+      const res = await call("POST", "/guests", guestBody(formValues(form)))
+      if (res.status === 201) return reloadAndRender("saved")
+      return showFailure(form, res, localErrors)
     })
     return form
   }
@@ -743,17 +751,11 @@
       if (!form.elements.namedItem("accepted").checked) errors.accepted = ["err_accept"]
       return errors
     }
-    revalidateOnEdit(form, localErrors)
-    form.addEventListener("submit", (event) => {
-      event.preventDefault()
-      const errors = localErrors()
-      if (Object.keys(errors).length > 0) return showErrors(form, errors)
-      return busy(form, async () => {
-        const signer_name = form.elements.namedItem("signer_name").value.trim()
-        const res = await call("POST", "/contract", { signer_name, accepted: true })
-        if (res.status === 200) return reloadAndRender("contractSigned")
-        return showFailure(form, res, localErrors)
-      })
+    submitWhenValid(form, localErrors, async () => {
+      const signer_name = form.elements.namedItem("signer_name").value.trim()
+      const res = await call("POST", "/contract", { signer_name, accepted: true })
+      if (res.status === 200) return reloadAndRender("contractSigned")
+      return showFailure(form, res, localErrors)
     })
     return form
   }
