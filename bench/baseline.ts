@@ -136,8 +136,12 @@ const PROPERTY_BY_EXTERNAL_ID_SQL = `
               WHERE account_id = $1 AND environment = $2
                 AND external_id = $3`
 
-// ReservationRepo.insert: `sql.insert` of the whole draft (Transitions.linkDraft's column order), RETURNING *.
-const INSERT_RESERVATION_SQL = `INSERT INTO reservations ("account_id","environment","property_id","external_id","flow","source","room_number","check_in","check_out","guest_name","guests_count","expected_guests","total_amount","currency","total_amount_cop","trm_rate","trm_date","guest_email","guest_phone","notes","metadata","sandbox_simulate","motivo","tipo_acomodacion","reservation_status","status","checkin_token","guests_registered","registration_complete","completed_at","contract_required","contract_signed_at","contract_signer","tra","tra_reported","sire","sire_reported","fingerprint","cancelled_at","cancel_reason","created_at","updated_at","report_lease_until","report_retry_at","report_failures","tra_extension_from") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31,$32,$33,$34,$35,$36,$37,$38,$39,$40,$41,$42,$43,$44,$45,$46) RETURNING *`
+// ReservationRepo.insert: `sql.insert` of the draft without its null columns (Transitions.linkDraft's column
+// order), RETURNING *: built per request, as the set of null columns depends on the body.
+const insertReservationSql = (columns: ReadonlyArray<string>) =>
+  `INSERT INTO reservations (${columns.map((c) => `"${c}"`).join(",")}) VALUES (${
+    columns.map((_, i) => `$${i + 1}`).join(",")
+  }) RETURNING *`
 
 // Outbox.enqueue of one event, with its deliveries to the subscribed active endpoints in the same statement.
 const INSERT_EVENT_SQL = `
@@ -376,54 +380,59 @@ const createReservation = async (request: Request): Promise<Response> => {
     const contract = property.requires_contract_signature
     const simulated = key.environment === "test" ? { simulated: true } : {}
     const now = new Date()
-    const row = (await client.query<ReservationRow>(INSERT_RESERVATION_SQL, [
-      key.accountId,
-      key.environment,
-      property.id,
-      body.external_id,
-      "link",
-      body.source ?? null,
-      body.room_number ?? null,
-      body.check_in,
-      body.check_out,
-      body.guest_name,
-      body.guests_count,
-      body.expected_guests ?? null,
-      body.total_amount === undefined ? null : String(body.total_amount),
-      body.currency ?? null,
-      cop,
-      null,
-      null,
-      body.guest_email ?? null,
-      body.guest_phone ?? null,
-      body.notes ?? null,
-      JSON.stringify(body.metadata ?? {}),
-      body.sandbox_simulate ?? null,
-      null,
-      null,
-      "confirmed",
-      "pending_checkin",
-      randomBytes(24).toString("base64url"),
-      0,
-      false,
-      null,
-      contract,
-      null,
-      null,
-      JSON.stringify({ status: "not_applicable", sends_on: null, ...simulated, reported_at: null, mincit_code: null }),
-      false,
-      JSON.stringify({ status: "not_applicable", foreign_guests: 0, ...simulated, reported_at: null }),
-      false,
-      fp,
-      null,
-      null,
-      now,
-      now,
-      null,
-      null,
-      0,
-      null
-    ])).rows[0]!
+    const draft: Array<[string, unknown]> = [
+      ["account_id", key.accountId],
+      ["environment", key.environment],
+      ["property_id", property.id],
+      ["external_id", body.external_id],
+      ["flow", "link"],
+      ["source", body.source ?? null],
+      ["room_number", body.room_number ?? null],
+      ["check_in", body.check_in],
+      ["check_out", body.check_out],
+      ["guest_name", body.guest_name],
+      ["guests_count", body.guests_count],
+      ["expected_guests", body.expected_guests ?? null],
+      ["total_amount", body.total_amount === undefined ? null : String(body.total_amount)],
+      ["currency", body.currency ?? null],
+      ["total_amount_cop", cop],
+      ["trm_rate", null],
+      ["trm_date", null],
+      ["guest_email", body.guest_email ?? null],
+      ["guest_phone", body.guest_phone ?? null],
+      ["notes", body.notes ?? null],
+      ["metadata", JSON.stringify(body.metadata ?? {})],
+      ["sandbox_simulate", body.sandbox_simulate ?? null],
+      ["motivo", null],
+      ["tipo_acomodacion", null],
+      ["reservation_status", "confirmed"],
+      ["status", "pending_checkin"],
+      ["checkin_token", randomBytes(24).toString("base64url")],
+      ["guests_registered", 0],
+      ["registration_complete", false],
+      ["completed_at", null],
+      ["contract_required", contract],
+      ["contract_signed_at", null],
+      ["contract_signer", null],
+      ["tra", JSON.stringify({ status: "not_applicable", sends_on: null, ...simulated, reported_at: null, mincit_code: null })],
+      ["tra_reported", false],
+      ["sire", JSON.stringify({ status: "not_applicable", foreign_guests: 0, ...simulated, reported_at: null })],
+      ["sire_reported", false],
+      ["fingerprint", fp],
+      ["cancelled_at", null],
+      ["cancel_reason", null],
+      ["created_at", now],
+      ["updated_at", now],
+      ["report_lease_until", null],
+      ["report_retry_at", null],
+      ["report_failures", 0],
+      ["tra_extension_from", null]
+    ]
+    const sent = draft.filter(([, value]) => value !== null)
+    const row = (await client.query<ReservationRow>(
+      insertReservationSql(sent.map(([column]) => column)),
+      sent.map(([, value]) => value)
+    )).rows[0]!
     const eventId = `evt_${randomBytes(16).toString("hex")}`
     const createdAt = new Date()
     await client.query(INSERT_EVENT_SQL, [

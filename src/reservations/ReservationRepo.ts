@@ -1,5 +1,5 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Either, Option, Schema } from "effect"
 import { PgPool, rawQuery } from "../db/Database.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { GuestRow, type NewGuest, ReservationRow } from "./ReservationRow.ts"
@@ -27,8 +27,25 @@ export interface ExternalRef {
   readonly externalId: string
 }
 
-/** Column values as the driver takes them. */
-const Columns = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+/**
+ * Decodes a statement's rows with a table's schema (synchronously: this runs on every partner read). A row that
+ * does not decode is a defect, like any other infrastructure failure.
+ */
+const decodedWith = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<A>> => {
+    const decoded: Array<A> = []
+    for (const row of rows) {
+      const result = decode(row)
+      if (Either.isLeft(result)) return Effect.die(result.left)
+      decoded.push(result.right)
+    }
+    return Effect.succeed(decoded)
+  }
+}
+
+const withoutNulls = (columns: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== null))
 
 /** JSON-valued columns go to the driver as text; PostgreSQL casts them to the column's json/jsonb type. */
 const encodeColumns = (row: Partial<ReservationDraft>): Record<string, unknown> => {
@@ -44,71 +61,45 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
     const sql = yield* SqlClient.SqlClient
     const pool = yield* PgPool
 
-    const decodeRows = Schema.decodeUnknown(Schema.Array(ReservationRow))
-    const first = (rows: ReadonlyArray<ReservationRow>) => Option.fromNullable(rows[0])
-
-    const byExternalId = SqlSchema.findOne({
-      Request: Schema.Struct({ accountId: Schema.String, environment: Schema.String, externalId: Schema.String, lock: Schema.Boolean }),
-      Result: ReservationRow,
-      execute: ({ accountId, environment, externalId, lock }) =>
-        sql`
-        SELECT * FROM reservations
-        WHERE account_id = ${accountId} AND environment = ${environment} AND external_id = ${externalId}
-        ${lock ? sql`FOR UPDATE` : sql``}`
-    })
-
-    const byId = SqlSchema.findOne({
-      Request: Schema.Struct({ id: Schema.String, lock: Schema.Boolean }),
-      Result: ReservationRow,
-      execute: ({ id, lock }) => sql`SELECT * FROM reservations WHERE id = ${id} ${lock ? sql`FOR UPDATE` : sql``}`
-    })
-
-    const byToken = SqlSchema.findOne({
-      Request: Schema.String,
-      Result: ReservationRow,
-      execute: (token) => sql`SELECT * FROM reservations WHERE checkin_token = ${token}`
-    })
-
-    const guestsOf = SqlSchema.findAll({
-      Request: Schema.String,
-      Result: GuestRow,
-      execute: (reservationId) => sql`SELECT * FROM guests WHERE reservation_id = ${reservationId} ORDER BY position`
-    })
-
-    const insertRow = SqlSchema.single({
-      Request: Columns,
-      Result: ReservationRow,
-      execute: (draft) => sql`INSERT INTO reservations ${sql.insert(draft)} RETURNING *`
-    })
-
-    const updateRow = SqlSchema.single({
-      Request: Schema.Struct({ id: Schema.String, columns: Columns }),
-      Result: ReservationRow,
-      execute: ({ id, columns }) => sql`UPDATE reservations SET ${sql.update(columns)} WHERE id = ${id} RETURNING *`
-    })
-
-    const insertGuests = SqlSchema.findAll({
-      Request: Schema.Array(Columns),
-      Result: GuestRow,
-      execute: (rows) => sql`INSERT INTO guests ${sql.insert(rows)} RETURNING *`
-    })
+    const reservations = decodedWith(ReservationRow)
+    const guestRows = decodedWith(GuestRow)
+    const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
+    const one = <A>(rows: ReadonlyArray<A>) =>
+      rows[0] === undefined ? Effect.dieMessage("the statement returned no row") : Effect.succeed(rows[0])
 
     return {
       /** Outside any transaction, on the raw pool (a hot read: endpoints 6 and 8, a creation's pre-check). */
       findCommitted: (ref: ExternalRef) =>
         rawQuery(pool, FIND_SQL, [ref.accountId, ref.environment, ref.externalId]).pipe(
-          Effect.flatMap(decodeRows),
-          Effect.map(first),
-          Effect.orDie
+          Effect.flatMap(reservations),
+          Effect.map(first)
         ),
       findByExternalId: (ref: ExternalRef, options: { readonly lock: boolean }) =>
-        byExternalId({ ...ref, lock: options.lock }).pipe(Effect.orDie),
+        sql`
+        SELECT * FROM reservations
+        WHERE account_id = ${ref.accountId} AND environment = ${ref.environment} AND external_id = ${ref.externalId}
+        ${options.lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.orDie, Effect.flatMap(reservations), Effect.map(first)),
       /** The reservation, locked until the end of the caller's transaction. */
-      lock: (id: string) => byId({ id, lock: true }).pipe(Effect.orDie),
-      findById: (id: string) => byId({ id, lock: false }).pipe(Effect.orDie),
-      findByToken: (token: string) => byToken(token).pipe(Effect.orDie),
+      lock: (id: string) =>
+        sql`SELECT * FROM reservations WHERE id = ${id} FOR UPDATE`.pipe(
+          Effect.orDie,
+          Effect.flatMap(reservations),
+          Effect.map(first)
+        ),
+      findById: (id: string) =>
+        sql`SELECT * FROM reservations WHERE id = ${id}`.pipe(Effect.orDie, Effect.flatMap(reservations), Effect.map(first)),
+      findByToken: (token: string) =>
+        sql`SELECT * FROM reservations WHERE checkin_token = ${token}`.pipe(
+          Effect.orDie,
+          Effect.flatMap(reservations),
+          Effect.map(first)
+        ),
       /** Every guest of a reservation, in registration order (the primary first). */
-      guests: (reservationId: string) => guestsOf(reservationId).pipe(Effect.orDie),
+      guests: (reservationId: string) =>
+        sql`SELECT * FROM guests WHERE reservation_id = ${reservationId} ORDER BY position`.pipe(
+          Effect.orDie,
+          Effect.flatMap(guestRows)
+        ),
       /** The `nacionalidad` of each registered guest, in order (who goes to SIRE, design §6.3). */
       registeredNationalities: (reservationId: string) =>
         Effect.map(
@@ -117,17 +108,26 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
             ORDER BY position`,
           (rows) => rows.map((row) => row.nacionalidad ?? "CO")
         ).pipe(Effect.orDie),
-      insert: (draft: ReservationDraft) => insertRow(encodeColumns(draft)).pipe(Effect.orDie),
+      /** A new reservation; columns left null are not sent (they have no default but NULL). */
+      insert: (draft: ReservationDraft) =>
+        sql`INSERT INTO reservations ${sql.insert(withoutNulls(encodeColumns(draft)))} RETURNING *`.pipe(
+          Effect.orDie,
+          Effect.flatMap(reservations),
+          Effect.flatMap(one)
+        ),
       /** Writes the given columns; fails (a defect) if the reservation is gone. */
       update: (id: string, columns: Partial<ReservationDraft>) =>
-        updateRow({ id, columns: encodeColumns(columns) }).pipe(Effect.orDie),
+        sql`UPDATE reservations SET ${sql.update(encodeColumns(columns))} WHERE id = ${id} RETURNING *`.pipe(
+          Effect.orDie,
+          Effect.flatMap(reservations),
+          Effect.flatMap(one)
+        ),
       /** Unique violations (a repeated document number) stay in the error channel for the caller to name. */
       addGuests: (reservationId: string, guests: ReadonlyArray<NewGuest>) =>
         guests.length === 0
           ? Effect.succeed<ReadonlyArray<GuestRow>>([])
-          : insertGuests(guests.map((guest) => ({ ...guest, reservation_id: reservationId }))).pipe(
-            Effect.catchTag("ParseError", Effect.die)
-          ),
+          : sql`INSERT INTO guests ${sql.insert(guests.map((guest) => ({ ...guest, reservation_id: reservationId })))}
+              RETURNING *`.pipe(Effect.flatMap(guestRows)),
       updateGuest: (id: string, columns: { readonly registered_at?: Date; readonly document_uploaded?: boolean }) =>
         sql`UPDATE guests SET ${sql.update(columns)} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
       /** A document photo fetched in the background was stored (design §6.5); registration does not change. */

@@ -203,7 +203,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
       ])).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.orDie)
 
     const writeGuests = (reservationId: string, writes: ReadonlyArray<Transitions.GuestWrite>) =>
-      Effect.gen(function*() {
+      writes.length === 0 ? Effect.succeed<ReadonlyArray<GuestRow>>([]) : Effect.gen(function*() {
         const added = yield* repo.addGuests(
           reservationId,
           writes.flatMap((write) => write._tag === "AddGuest" ? [write.guest] : [])
