@@ -1,4 +1,4 @@
-import { DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Array as Arr, DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import type { GuestRow } from "../reservations/ReservationRow.ts"
 import { Reservations } from "../reservations/Reservations.ts"
@@ -101,7 +101,9 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
             if (entry !== undefined && entry.hold._tag === "None") waiting.set(id, { ...entry, hold })
           }
         }
-        for (const [id, { hold, checkIn, guests }] of waiting) yield* sire.settle(id, hold, checkIn, guests)
+        const settlements = yield* Effect.forEach(waiting, ([id, { hold, checkIn, guests }]) =>
+          sire.settlement(id, hold, checkIn, guests))
+        yield* reservations.applyAll(Arr.getSomes(settlements))
         yield* due.release(claimed)
         return summary satisfies RunSummary
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ReportRuns.run"))
@@ -118,11 +120,14 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
       Effect.gen(function*() {
         const affected = yield* records.confirmFile(fileId, DateTime.toDateUtc(yield* DateTime.now))
         if (Option.isNone(affected)) return Option.none()
-        for (const id of affected.value) {
-          const { guests } = yield* due.load(id, yield* due.profiles)
-          const verdict = verdictOf(yield* sire.parts(id, guests), { _tag: "None" }, null)
-          if (verdict.status !== "pending") yield* reservations.apply(id, Settlement.settle("sire", verdict))
-        }
+        const profiles = yield* due.profiles
+        const settled = yield* Effect.forEach(affected.value, (id) =>
+          Effect.gen(function*() {
+            const { guests } = yield* due.load(id, profiles)
+            const verdict = verdictOf(yield* sire.parts(id, guests), { _tag: "None" }, null)
+            return verdict.status === "pending" ? Option.none() : Option.some({ id, plan: Settlement.settle("sire", verdict) })
+          }))
+        yield* reservations.applyAll(Arr.getSomes(settled))
         return Option.some({ file_id: fileId, status: "confirmed" })
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 

@@ -1,4 +1,4 @@
-import { DateTime, Effect, Either } from "effect"
+import { DateTime, Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as Lifecycle from "../reservations/Lifecycle.ts"
@@ -125,8 +125,7 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
         // Once in a generated or posted file a movement counts as sent (design §6.8): a cancellation cannot
         // take it back, and `already_reported.sire` says so.
         const reservationIds = [...new Set(batch.lines.map((line) => line.reservationId))]
-        yield* Effect.forEach(reservationIds, (reservationId) =>
-          reservations.apply(reservationId, Settlement.markSent("sire")), { discard: true })
+        yield* reservations.applyAll(reservationIds.map((id) => ({ id, plan: Settlement.markSent("sire") })))
         const holds = new Map<string, Hold>()
         if (sireMode === "manual") return { accepted: 0, rejected: 0, holds } satisfies FileResult
 
@@ -177,17 +176,19 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
         }))
 
     /**
-     * Settles a reservation's SIRE report after this run's files. Movements in a kept (manual) file wait for
-     * `cli sire confirm`: no failure, no retry, no give-up.
+     * How a reservation's SIRE report settles after this run's files, or None while its movements wait in a kept
+     * (manual) file for `cli sire confirm`: no failure, no retry, no give-up then.
      */
-    const settle = (reservationId: string, hold: Hold, checkIn: string, guests: ReadonlyArray<GuestRow>) =>
+    const settlement = (reservationId: string, hold: Hold, checkIn: string, guests: ReadonlyArray<GuestRow>) =>
       Effect.gen(function*() {
         const verdict = verdictOf(yield* parts(reservationId, guests), hold, null)
-        if (verdict.status === "pending" && hold._tag === "None" && (yield* records.keptInFile(reservationId)) > 0) return
+        if (verdict.status === "pending" && hold._tag === "None" && (yield* records.keptInFile(reservationId)) > 0) {
+          return Option.none()
+        }
         const final = Settlement.giveUpIfLate(verdict, checkIn, yield* nowDate, hold._tag === "Transient" ? hold.reason : "")
-        yield* reservations.apply(reservationId, Settlement.settle("sire", final))
+        return Option.some({ id: reservationId, plan: Settlement.settle("sire", final) })
       })
 
-    return { lines, send, parts, settle } as const
+    return { lines, send, parts, settlement } as const
   })
 }) {}

@@ -122,6 +122,32 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           Effect.flatMap(reservations),
           Effect.flatMap(one)
         ),
+      /** Several reservations, locked in id order until the end of the caller's transaction. */
+      lockAll: (ids: ReadonlyArray<string>) =>
+        ids.length === 0 ? Effect.succeed<ReadonlyArray<ReservationRow>>([]) : sql`
+          SELECT * FROM reservations WHERE id IN ${sql.in(ids)} ORDER BY id FOR UPDATE`.pipe(
+          Effect.orDie,
+          Effect.flatMap(reservations)
+        ),
+      /** Writes each reservation's columns; reservations given the same values are written by one statement. */
+      updateAll: (changes: ReadonlyArray<{ readonly id: string; readonly columns: Partial<ReservationDraft> }>) =>
+        Effect.gen(function*() {
+          const groups = new Map<string, { readonly columns: Record<string, unknown>; readonly ids: Array<string> }>()
+          for (const { id, columns } of changes) {
+            const encoded = encodeColumns(columns)
+            const key = JSON.stringify(Object.entries(encoded))
+            const group = groups.get(key) ?? { columns: encoded, ids: [] }
+            group.ids.push(id)
+            groups.set(key, group)
+          }
+          const written: Array<ReservationRow> = []
+          for (const { columns, ids } of groups.values()) {
+            const rows = yield* sql`UPDATE reservations SET ${sql.update(columns)} WHERE id IN ${sql.in(ids)} RETURNING *`
+              .pipe(Effect.orDie, Effect.flatMap(reservations))
+            written.push(...rows)
+          }
+          return written
+        }),
       /** Unique violations (a repeated document number) stay in the error channel for the caller to name. */
       addGuests: (reservationId: string, guests: ReadonlyArray<NewGuest>) =>
         guests.length === 0

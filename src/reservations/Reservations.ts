@@ -239,6 +239,34 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         return { row, result: decided.result, added }
       }).pipe(sql.withTransaction, Effect.withSpan(`Reservations.apply.${plan.name}`))
 
+    /**
+     * `apply` over many reservations in one transaction — a report run settling a whole SIRE file —, for plans
+     * that write no guests. Rows are locked in id order (two runs never deadlock) and reservations whose change
+     * is the same are written by one statement. Answers the rows as stored, in the order given.
+     */
+    const applyAll = <E>(targets: ReadonlyArray<{ readonly id: string; readonly plan: Transitions.Plan<void, E> }>) =>
+      Effect.gen(function*() {
+        if (targets.length === 0) return []
+        const locked = new Map((yield* repo.lockAll(targets.map((target) => target.id))).map((row) => [row.id, row]))
+        const at = yield* nowDate
+        const changes: Array<{ readonly before: ReservationRow; readonly columns: Partial<Transitions.ReservationDraft>; readonly events: ReadonlyArray<Lifecycle.LifecycleEvent> }> = []
+        for (const { id, plan } of targets) {
+          const before = locked.get(id)
+          if (before === undefined) return yield* Effect.dieMessage(`reservation ${id} is gone`)
+          if (plan.needsGuests) return yield* Effect.dieMessage(`applyAll cannot run ${plan.name}: it reads guests`)
+          const decided = yield* plan.decide({ row: before, guests: [] }, at)
+          if (decided.guests.length > 0) return yield* Effect.dieMessage(`applyAll cannot run ${plan.name}: it writes guests`)
+          if (Object.keys(decided.set).length === 0) continue
+          const { after, events } = yield* settle(before, { ...before, ...decided.set }, repo.registeredNationalities(id), at)
+          const { updated_at: _, ...columns } = Transitions.changedColumns(before, after)
+          if (Object.keys(columns).length > 0) changes.push({ before, columns: { ...columns, updated_at: at }, events })
+        }
+        const updated = new Map((yield* repo.updateAll(changes.map(({ before, columns }) => ({ id: before.id, columns }))))
+          .map((row) => [row.id, row]))
+        for (const { before, events } of changes) yield* publish(updated.get(before.id) ?? before, events)
+        return targets.map(({ id }) => updated.get(id) ?? locked.get(id) ?? null).filter((row) => row !== null)
+      }).pipe(sql.withTransaction, Effect.withSpan("Reservations.applyAll"))
+
     /** A new reservation (endpoints 3 and 7), with its guests, inside the caller's transaction. */
     const insert = (draft: Transitions.ReservationDraft, guests: ReadonlyArray<NewGuest>) =>
       Effect.gen(function*() {
@@ -402,6 +430,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
 
     return {
       apply,
+      applyAll,
       insert,
       create,
       get,
