@@ -108,7 +108,9 @@ const mailFrom = Config.string("MAIL_FROM").pipe(
     const addresses = addressparser(set.value, { flatten: true })
     return addresses.length === 1 && /^[^\s@]+@[^\s@]+$/.test(addresses[0]!.address)
       ? Either.right(set.value)
-      : Either.left(ConfigError.InvalidData(["MAIL_FROM"], `expected one e-mail address, got ${JSON.stringify(set.value)}`))
+      : Either.left(
+        ConfigError.InvalidData(["MAIL_FROM"], `expected one e-mail address, got ${JSON.stringify(set.value)}`)
+      )
   })
 )
 

@@ -167,7 +167,9 @@ export const files = (options: { readonly dir: string; readonly from: string }) 
               yield* fs.writeFile(temporary, composed.message as Uint8Array, { mode: 0o600 })
               yield* fs.rename(temporary, file)
             }).pipe(
-              Effect.mapError((error) => new MailFailed({ transient: true, reason: `could not write ${file}: ${error.message}` }))
+              Effect.mapError((error) =>
+                new MailFailed({ transient: true, reason: `could not write ${file}: ${error.message}` })
+              )
             )
             yield* Effect.logInfo(`e-mail written to ${file}: ${message.subject}`)
           })
@@ -184,7 +186,9 @@ export const layer = Layer.unwrapEffect(Effect.gen(function*() {
       const dir = `${config.dataDir.replace(/\/+$/, "")}/mail`
       return Layer.merge(
         files({ dir, from: config.mailFrom }),
-        Layer.effectDiscard(Effect.logInfo(`SMTP_URL is not set: e-mail is written as .eml files under ${dir}, not sent`))
+        Layer.effectDiscard(
+          Effect.logInfo(`SMTP_URL is not set: e-mail is written as .eml files under ${dir}, not sent`)
+        )
       )
     }
   })

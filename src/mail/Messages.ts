@@ -51,6 +51,10 @@ type Block =
  * Builds both bodies from the same blocks, so the plain text and the HTML always say the same thing. Every
  * string is escaped here: templates pass raw values.
  */
+const CODE_STYLE = "margin:0 0 16px;font-size:28px;font-weight:bold;letter-spacing:6px;"
+  + "font-family:Menlo,Consolas,monospace"
+const LABEL_STYLE = "padding:2px 12px 2px 0;color:#555"
+
 const compose = (language: MailLanguage, subject: string, blocks: ReadonlyArray<Block>): RenderedMail => {
   const text = blocks.map((block) => {
     if ("p" in block) return block.p
@@ -61,16 +65,12 @@ const compose = (language: MailLanguage, subject: string, blocks: ReadonlyArray<
   const html = blocks.map((block) => {
     if ("p" in block) return `<p style="margin:0 0 16px">${escapeHtml(block.p)}</p>`
     if ("code" in block) {
-      return `<p style="margin:0 0 16px;font-size:28px;font-weight:bold;letter-spacing:6px;font-family:Menlo,Consolas,monospace">${
-        escapeHtml(block.code)
-      }</p>`
+      return `<p style="${CODE_STYLE}">${escapeHtml(block.code)}</p>`
     }
     if ("rows" in block) {
       return `<table role="presentation" style="margin:0 0 16px;border-collapse:collapse">${
         block.rows.map(([label, value]) =>
-          `<tr><td style="padding:2px 12px 2px 0;color:#555">${escapeHtml(label)}</td><td style="padding:2px 0"><strong>${
-            escapeHtml(value)
-          }</strong></td></tr>`
+          `<tr><td style="${LABEL_STYLE}">${escapeHtml(label)}</td><td><strong>${escapeHtml(value)}</strong></td></tr>`
         ).join("")
       }</table>`
     }
@@ -136,13 +136,19 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
   signup_existing: ({ code, minutes }, language) =>
     language === "en"
       ? compose(language, `Your sign-in code: ${code}`, [
-        { p: "Someone asked to create an account with this e-mail, but it already has one. To sign in to the panel, enter this code:" },
+        {
+          p: "Someone asked to create an account with this e-mail, but it already has one. "
+            + "To sign in to the panel, enter this code:"
+        },
         { code },
         { p: `It is valid for ${minutes} minutes and works once.` },
         { note: "If it was not you, ignore this e-mail: nobody can sign in without the code." }
       ])
       : compose(language, `Tu código de acceso: ${code}`, [
-        { p: "Alguien pidió crear una cuenta con este correo, pero ya tiene una. Para entrar al panel, escribe este código:" },
+        {
+          p: "Alguien pidió crear una cuenta con este correo, pero ya tiene una. "
+            + "Para entrar al panel, escribe este código:"
+        },
         { code },
         { p: `Vale ${minutes} minutos y sirve una sola vez.` },
         { note: "Si no fuiste tú, ignora este correo: nadie puede entrar sin el código." }
@@ -151,13 +157,19 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
   live_key_code: ({ code, minutes, requested_by }, language) =>
     language === "en"
       ? compose(language, `Confirm the new live API key: ${code}`, [
-        { p: `${requested_by} asked to create a live (production) API key for your account. To confirm it, enter this code in the panel:` },
+        {
+          p: `${requested_by} asked to create a live (production) API key for your account. `
+            + "To confirm it, enter this code in the panel:"
+        },
         { code },
         { p: `It is valid for ${minutes} minutes and works once.` },
         { note: "If you do not recognise this request, do not share the code and review the account's members." }
       ])
       : compose(language, `Confirma la nueva clave de producción: ${code}`, [
-        { p: `${requested_by} pidió crear una clave de API de producción (live) para tu cuenta. Para confirmarla, escribe este código en el panel:` },
+        {
+          p: `${requested_by} pidió crear una clave de API de producción (live) para tu cuenta. `
+            + "Para confirmarla, escribe este código en el panel:"
+        },
         { code },
         { p: `Vale ${minutes} minutos y sirve una sola vez.` },
         { note: "Si no reconoces esta solicitud, no compartas el código y revisa los miembros de la cuenta." }
@@ -168,14 +180,22 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
       ? compose(language, `A live API key was created (${prefix}…)`, [
         { p: "A live (production) API key was created for your account." },
         {
-          rows: [["Prefix", prefix], ["Created", `${bogotaTime(created_at)} (Colombia time, UTC−5)`], ["By", created_by]]
+          rows: [
+            ["Prefix", prefix],
+            ["Created", `${bogotaTime(created_at)} (Colombia time, UTC−5)`],
+            ["By", created_by]
+          ]
         },
         { p: "If this was not you, revoke the key in the panel now." }
       ])
       : compose(language, `Se creó una clave de producción (${prefix}…)`, [
         { p: "Se creó una clave de API de producción (live) para tu cuenta." },
         {
-          rows: [["Prefijo", prefix], ["Fecha", `${bogotaTime(created_at)} (hora de Colombia, UTC−5)`], ["Creada por", created_by]]
+          rows: [
+            ["Prefijo", prefix],
+            ["Fecha", `${bogotaTime(created_at)} (hora de Colombia, UTC−5)`],
+            ["Creada por", created_by]
+          ]
         },
         { p: "Si no fuiste tú, revócala en el panel de inmediato." }
       ])

@@ -33,10 +33,17 @@ const cases: ReadonlyArray<{
     says: { es: /pidió crear una clave de API de producción/, en: /asked to create a live \(production\) API key/ }
   },
   {
-    template: MailTemplate.live_key_notice({ prefix: "pk_live_ab12", created_at: "2026-03-05T14:03:12.000Z", created_by: "maria@hotel.co" }),
+    template: MailTemplate.live_key_notice({
+      prefix: "pk_live_ab12",
+      created_at: "2026-03-05T14:03:12.000Z",
+      created_by: "maria@hotel.co"
+    }),
     // 14:03 UTC is 09:03 in Bogotá (UTC−5).
     shows: ["pk_live_ab12", "2026-03-05 09:03", "maria@hotel.co"],
-    subject: { es: /Se creó una clave de producción \(pk_live_ab12…\)/, en: /A live API key was created \(pk_live_ab12…\)/ },
+    subject: {
+      es: /Se creó una clave de producción \(pk_live_ab12…\)/,
+      en: /A live API key was created \(pk_live_ab12…\)/
+    },
     says: { es: /Si no fuiste tú, revócala en el panel/, en: /If this was not you, revoke the key in the panel/ }
   }
 ]
@@ -89,7 +96,8 @@ describe("mail templates (design §8)", () => {
   })
 
   test("a created_at that is not an instant is shown as given", () => {
-    const mail = render(MailTemplate.live_key_notice({ prefix: "pk_live_x", created_at: "yesterday", created_by: "a@b.co" }), "en")
+    const template = MailTemplate.live_key_notice({ prefix: "pk_x", created_at: "yesterday", created_by: "a@b.co" })
+    const mail = render(template, "en")
     expect(mail.text).toContain("yesterday")
   })
 })

@@ -51,6 +51,8 @@ export interface FakeSmtp {
   readonly stall: () => void
   /** How many messages are held by `stall` right now. */
   readonly stalled: () => number
+  /** Accepts the messages `stall` held (recorded as if the server had just answered) and stops stalling. */
+  readonly release: () => Promise<void>
   /** Back to normal: listening again, accepting every recipient, answering what `stall` held with 451. */
   readonly recover: () => Promise<void>
   /** The accepted messages that match. */
@@ -63,7 +65,10 @@ export interface FakeSmtp {
    * Waits for a message to `email` with a 6-digit code, accepted at or after `since` (default: when this call
    * began; take `Date.now()` before the request when the message may already be in), and answers the code.
    */
-  readonly waitForCode: (email: string, options?: { readonly since?: number; readonly timeoutMs?: number }) => Promise<string>
+  readonly waitForCode: (
+    email: string,
+    options?: { readonly since?: number; readonly timeoutMs?: number }
+  ) => Promise<string>
   /** Forgets the accepted messages and the attempt count (the mode is kept). */
   readonly clear: () => void
   /** Closes every connection and stops. */
@@ -93,7 +98,8 @@ export const startFakeSmtp = async (): Promise<FakeSmtp> => {
   const waiters = new Set<(mail: ReceivedMail) => void>()
   let rejections: Array<Rejection> = []
   let stalling = false
-  const held: Array<(error: Error) => void> = []
+  /** Messages whose final reply is held: `accept` records and answers 250, `refuse` answers with the error. */
+  const held: Array<{ readonly accept: () => Promise<void>; readonly refuse: (error: Error) => void }> = []
   let attempts = 0
 
   const server = new SMTPServer({
@@ -105,7 +111,9 @@ export const startFakeSmtp = async (): Promise<FakeSmtp> => {
     onAuth: (auth, _session, callback) => callback(null, { user: auth.username ?? "user" }),
     onRcptTo: (address, _session, callback) => {
       attempts++
-      const rejection = rejections.find((r) => r.to === undefined || r.to.toLowerCase() === address.address.toLowerCase())
+      const rejection = rejections.find((r) =>
+        r.to === undefined || r.to.toLowerCase() === address.address.toLowerCase()
+      )
       if (rejection === undefined) return callback()
       const error = new Error(rejection.message ?? (rejection.code >= 500 ? "No such user here" : "Try again later"))
       ;(error as Error & { responseCode: number }).responseCode = rejection.code
@@ -116,27 +124,26 @@ export const startFakeSmtp = async (): Promise<FakeSmtp> => {
       stream.on("data", (chunk: Buffer) => chunks.push(chunk))
       stream.on("end", () => {
         const raw = Buffer.concat(chunks)
-        if (stalling) {
-          held.push((error) => callback(error))
-          return
-        }
-        simpleParser(raw).then((parsed) => {
-          const mail: ReceivedMail = {
-            envelopeFrom: session.envelope.mailFrom === false ? "" : session.envelope.mailFrom.address,
-            to: session.envelope.rcptTo.map((r) => r.address),
-            from: addressOf(parsed.from),
-            subject: parsed.subject ?? "",
-            text: parsed.text ?? "",
-            html: typeof parsed.html === "string" ? parsed.html : "",
-            headers: parsed.headers,
-            raw: raw.toString("utf8"),
-            user: typeof session.user === "string" ? session.user : undefined,
-            receivedAt: Date.now()
-          }
-          messages.push(mail)
-          for (const waiter of [...waiters]) waiter(mail)
-          callback()
-        }, (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))))
+        const accept = () =>
+          simpleParser(raw).then((parsed) => {
+            const mail: ReceivedMail = {
+              envelopeFrom: session.envelope.mailFrom === false ? "" : session.envelope.mailFrom.address,
+              to: session.envelope.rcptTo.map((r) => r.address),
+              from: addressOf(parsed.from),
+              subject: parsed.subject ?? "",
+              text: parsed.text ?? "",
+              html: typeof parsed.html === "string" ? parsed.html : "",
+              headers: parsed.headers,
+              raw: raw.toString("utf8"),
+              user: typeof session.user === "string" ? session.user : undefined,
+              receivedAt: Date.now()
+            }
+            messages.push(mail)
+            for (const waiter of [...waiters]) waiter(mail)
+            callback()
+          }, (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))))
+        if (stalling) held.push({ accept, refuse: (error) => callback(error) })
+        else void accept()
       })
     }
   })
@@ -194,11 +201,15 @@ export const startFakeSmtp = async (): Promise<FakeSmtp> => {
       stalling = true
     },
     stalled: () => held.length,
+    release: async () => {
+      stalling = false
+      await Promise.all(held.splice(0).map((message) => message.accept()))
+    },
     recover: async () => {
       rejections = []
       stalling = false
-      for (const answer of held.splice(0)) {
-        answer(Object.assign(new Error("Server restarted, try again later"), { responseCode: 451 }))
+      for (const message of held.splice(0)) {
+        message.refuse(Object.assign(new Error("Server restarted, try again later"), { responseCode: 451 }))
       }
       if (!listening) {
         await new Promise<void>((resolve) => server.server.listen(port, host, () => resolve()))
@@ -213,7 +224,10 @@ export const startFakeSmtp = async (): Promise<FakeSmtp> => {
     },
     waitForCode: async (email, options = {}) => {
       const since = options.since ?? Date.now()
-      const mail = await waitFor((m) => to(email)(m) && m.receivedAt >= since && codeIn(m.text) !== undefined, options.timeoutMs)
+      const mail = await waitFor(
+        (m) => to(email)(m) && m.receivedAt >= since && codeIn(m.text) !== undefined,
+        options.timeoutMs
+      )
       return codeIn(mail.text)!
     },
     clear: () => {
@@ -222,7 +236,7 @@ export const startFakeSmtp = async (): Promise<FakeSmtp> => {
     },
     stop: async () => {
       stalling = false
-      for (const answer of held.splice(0)) answer(new Error("Server shutting down"))
+      for (const message of held.splice(0)) message.refuse(new Error("Server shutting down"))
       await new Promise<void>((resolve) => server.close(() => resolve()))
     }
   }
