@@ -16,9 +16,10 @@
  * |                |                                | webhooks/{Webhook,Event,Signature,RetryPolicy}.ts,       |
  * |                |                                | properties/Property.ts, auth/{ApiKey,CurrentKey}.ts,     |
  * |                |                                | documents/DocumentKind.ts, net/UrlSafety.ts,             |
- * |                |                                | checkin/Checkin.ts                                       |
+ * |                |                                | checkin/Checkin.ts, mail/Messages.ts                     |
  * | infrastructure | configuration, database,       | src/config/**, src/db/**, migrations/**,                 |
- * |                | outbound HTTP, file store      | net/{SafeHttp,ErrorCode}.ts, documents/DocumentStore.ts  |
+ * |                | outbound HTTP, file store,     | net/{SafeHttp,ErrorCode}.ts, documents/DocumentStore.ts, |
+ * |                | outbound mail                  | mail/Mailer.ts                                           |
  * | services       | Effect services that own       | every other file of a module folder (src/<module>/),     |
  * |                | state and transactions         | e.g. accounts/**, auth/ApiKeys.ts, trm/**, ratelimit/**, |
  * |                |                                | compliance/{Reference,ReportRuns,TraClient}.ts           |
@@ -51,7 +52,8 @@ const DOMAIN = anyOf(
   "src/auth/(ApiKey|CurrentKey)\\.ts$",
   "src/documents/DocumentKind\\.ts$",
   "src/net/UrlSafety\\.ts$",
-  "src/checkin/Checkin\\.ts$"
+  "src/checkin/Checkin\\.ts$",
+  "src/mail/Messages\\.ts$"
 )
 
 const INFRASTRUCTURE = anyOf(
@@ -59,7 +61,8 @@ const INFRASTRUCTURE = anyOf(
   "src/db/",
   "migrations/",
   "src/net/(SafeHttp|ErrorCode)\\.ts$",
-  "src/documents/DocumentStore\\.ts$"
+  "src/documents/DocumentStore\\.ts$",
+  "src/mail/Mailer\\.ts$"
 )
 
 const HTTP = anyOf(

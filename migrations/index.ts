@@ -5,6 +5,7 @@ import m0003 from "./0003_documents.ts"
 import m0004 from "./0004_webhooks.ts"
 import m0005 from "./0005_compliance.ts"
 import m0006 from "./0006_checkin.ts"
+import m0007 from "./0007_mail.ts"
 
 /** Static imports keep migrations bundle-safe and free of file-system scans (design §3). Append only. */
 export const loader = Migrator.fromRecord({
@@ -13,5 +14,6 @@ export const loader = Migrator.fromRecord({
   "0003_documents": m0003,
   "0004_webhooks": m0004,
   "0005_compliance": m0005,
-  "0006_checkin": m0006
+  "0006_checkin": m0006,
+  "0007_mail": m0007
 })

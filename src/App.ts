@@ -26,6 +26,8 @@ import * as TraClient from "./compliance/TraClient.ts"
 import * as DocumentStore from "./documents/DocumentStore.ts"
 import * as PhotoFetcher from "./documents/PhotoFetcher.ts"
 import * as Retention from "./documents/Retention.ts"
+import * as Mailer from "./mail/Mailer.ts"
+import * as MailQueueModule from "./mail/MailQueue.ts"
 import { Resolver, SafeHttp } from "./net/SafeHttp.ts"
 import { ReservationsLive } from "./reservations/Http.ts"
 import { Modifications } from "./reservations/Modifications.ts"
@@ -98,6 +100,7 @@ const Services = Layer.mergeAll(
   DeliveriesLayer,
   OutboundLayer,
   ReportRunsLayer,
+  MailQueueModule.MailQueue.Default,
   GuestCheckin.Default.pipe(Layer.provide([ReservationsLayer, Outbox.Default, DocumentStore.filesystem]))
 )
 
@@ -139,9 +142,10 @@ const WorkerHttp = HttpApiBuilder.serve().pipe(
   HttpMiddleware.withTracerDisabledWhen(() => true)
 )
 
-/** Background loops (ROLE=worker|all): heartbeat, document photos, webhook deliveries, report runs. */
+/** Background loops (ROLE=worker|all): heartbeat, document photos, webhook deliveries, report runs, e-mail. */
 const Workers = Layer.mergeAll(
   Heartbeat.layer,
+  MailQueueModule.loop.pipe(Layer.provide(Mailer.layer)),
   PhotoFetcher.loop.pipe(Layer.provide(PhotoFetcher.PhotoFetcher.Default), Layer.provide(DocumentStore.filesystem)),
   Retention.loop.pipe(Layer.provide(Retention.Retention.Default), Layer.provide(DocumentStore.filesystem)),
   DeliveryLoop.layer,

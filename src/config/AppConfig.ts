@@ -1,9 +1,13 @@
 import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
+import addressparser from "nodemailer/lib/addressparser/index.js"
 
 /** Design §4: `TRM_URL`'s default. */
 export const DEFAULT_TRM_URL = "https://www.datos.gov.co/resource/32sa-8pi3.json"
 
 export type Role = "all" | "api" | "worker"
+
+/** Design §4: `MAIL_FROM`'s default. */
+export const DEFAULT_MAIL_FROM = "no-reply@localhost"
 
 /** Design §4: `TRA_BASE_URL`'s default, the MinCIT PMS web service (domain notes §1.2). */
 export const DEFAULT_TRA_BASE_URL = "https://pms.mincit.gov.co"
@@ -42,6 +46,13 @@ export interface AppConfigShape {
   readonly sireGatewayToken: Option.Option<Redacted.Redacted>
   /** Interval of the periodic report run. */
   readonly reportsEvery: Duration.Duration
+  /**
+   * Outbound mail server, `smtp://user:pass@host:587` or `smtps://…` (design §8); unset: messages are written
+   * as `.eml` files under `DATA_DIR/mail`. Redacted: the URL carries the SMTP password.
+   */
+  readonly smtpUrl: Option.Option<Redacted.Redacted>
+  /** The `From` of every message: an address, optionally with a display name (`Hotel Panel <no-reply@…>`). */
+  readonly mailFrom: string
 }
 
 export class AppConfig extends Context.Tag("config/AppConfig")<AppConfig, AppConfigShape>() {}
@@ -74,6 +85,35 @@ const httpUrl = (name: string) =>
     })
   )
 
+/** `SMTP_URL`: smtp: or smtps: with a host; empty means unset. Errors never repeat the value (it holds a password). */
+const smtpUrl = Config.redacted("SMTP_URL").pipe(
+  Config.option,
+  Config.mapOrFail((value) => {
+    const set = Option.filter(value, (url) => Redacted.value(url).trim() !== "")
+    if (Option.isNone(set)) return Either.right(Option.none<Redacted.Redacted>())
+    const text = Redacted.value(set.value).trim()
+    const parsed = URL.canParse(text) ? new URL(text) : undefined
+    return parsed !== undefined && /^smtps?:$/.test(parsed.protocol) && parsed.hostname !== ""
+      ? Either.right(Option.some(Redacted.make(text)))
+      : Either.left(ConfigError.InvalidData(["SMTP_URL"], "expected smtp://[user:pass@]host[:port] or smtps://…"))
+  })
+)
+
+/** `MAIL_FROM`: one address, bare or with a display name; empty means the default. */
+const mailFrom = Config.string("MAIL_FROM").pipe(
+  Config.option,
+  Config.mapOrFail((value) => {
+    const set = Option.filter(Option.map(value, (v) => v.trim()), (v) => v !== "")
+    if (Option.isNone(set)) return Either.right(DEFAULT_MAIL_FROM)
+    const addresses = addressparser(set.value, { flatten: true })
+    return addresses.length === 1 && /^[^\s@]+@[^\s@]+$/.test(addresses[0]!.address)
+      ? Either.right(set.value)
+      : Either.left(
+        ConfigError.InvalidData(["MAIL_FROM"], `expected one e-mail address, got ${JSON.stringify(set.value)}`)
+      )
+  })
+)
+
 const config = Config.all({
   port: Config.integer("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
@@ -95,6 +135,8 @@ const config = Config.all({
   sireGatewayUrl: httpUrl("SIRE_GATEWAY_URL"),
   sireGatewayToken: Config.option(Config.redacted("SIRE_GATEWAY_TOKEN")),
   reportsEvery: Config.duration("REPORTS_EVERY").pipe(Config.withDefault(Duration.hours(1))),
+  smtpUrl,
+  mailFrom,
   allowPrivateUrls: optionalChoice("WEBHOOK_ALLOW_PRIVATE_URLS", ["true", "false", "1", "0"]).pipe(
     Config.map(Option.exists((value) => value === "true" || value === "1"))
   ),

@@ -355,7 +355,17 @@ describe("migrate", () => {
       expect({ code: first.code, stderr: first.stderr, json: first.json }).toEqual({
         code: 0,
         stderr: "",
-        json: { applied: ["0001_foundation", "0002_reservations", "0003_documents", "0004_webhooks", "0005_compliance", "0006_checkin"] }
+        json: {
+          applied: [
+            "0001_foundation",
+            "0002_reservations",
+            "0003_documents",
+            "0004_webhooks",
+            "0005_compliance",
+            "0006_checkin",
+            "0007_mail"
+          ]
+        }
       })
       const tables = await target.query<{ table_name: string }>(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name"
@@ -367,6 +377,7 @@ describe("migrate", () => {
         "events",
         "guest_documents",
         "guests",
+        "mail_outbox",
         "properties",
         "reservations",
         "schema_migrations",
@@ -385,7 +396,8 @@ describe("migrate", () => {
         { migration_id: 3, name: "documents" },
         { migration_id: 4, name: "webhooks" },
         { migration_id: 5, name: "compliance" },
-        { migration_id: 6, name: "checkin" }
+        { migration_id: 6, name: "checkin" },
+        { migration_id: 7, name: "mail" }
       ])
     } finally {
       await target.drop()

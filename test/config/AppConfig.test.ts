@@ -82,4 +82,48 @@ describe("AppConfig (design §4)", () => {
     expect(Either.isLeft(result)).toBe(true)
     if (Either.isLeft(result)) expect(String(result.left)).toContain(name)
   })
+
+  test("mail: no SMTP_URL by default (.eml files), MAIL_FROM no-reply@localhost (design §4, §8)", () => {
+    const config = Either.getOrThrow(read({}))
+    expect(Option.isNone(config.smtpUrl)).toBe(true)
+    expect(config.mailFrom).toBe("no-reply@localhost")
+    const empty = Either.getOrThrow(read({ SMTP_URL: " ", MAIL_FROM: "" }))
+    expect(Option.isNone(empty.smtpUrl)).toBe(true)
+    expect(empty.mailFrom).toBe("no-reply@localhost")
+  })
+
+  test.each([
+    ["smtp://user:p%40ss@mail.example.co:587"],
+    ["smtps://user:pass@mail.example.co"],
+    ["smtp://127.0.0.1:2525"]
+  ])("SMTP_URL=%s is read, redacted", (url) => {
+    const config = Either.getOrThrow(read({ SMTP_URL: url }))
+    expect(String(Option.getOrThrow(config.smtpUrl))).toBe("<redacted>")
+    expect(Redacted.value(Option.getOrThrow(config.smtpUrl))).toBe(url)
+  })
+
+  test.each([
+    ["Panel de reservas <no-reply@hotel.example.co>"],
+    ["no-reply@hotel.example.co"]
+  ])("MAIL_FROM=%s is read as given", (from) => {
+    expect(Either.getOrThrow(read({ MAIL_FROM: from })).mailFrom).toBe(from)
+  })
+
+  test.each([
+    ["SMTP_URL", "https://mail.example.co"],
+    ["SMTP_URL", "mail.example.co:587"],
+    ["SMTP_URL", "smtp://"],
+    ["MAIL_FROM", "not an address"],
+    ["MAIL_FROM", "a@example.co, b@example.co"]
+  ])("%s=%s is refused, naming the variable", (name, value) => {
+    const result = read({ [name]: value })
+    expect(Either.isLeft(result)).toBe(true)
+    if (Either.isLeft(result)) expect(String(result.left)).toContain(name)
+  })
+
+  test("a refused SMTP_URL is not repeated in the error (it may hold a password)", () => {
+    const result = read({ SMTP_URL: "http://user:hunter2@mail.example.co" })
+    expect(Either.isLeft(result)).toBe(true)
+    if (Either.isLeft(result)) expect(String(result.left)).not.toContain("hunter2")
+  })
 })

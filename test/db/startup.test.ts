@@ -76,9 +76,10 @@ test("processes booting together on one fresh database apply each migration once
       { migration_id: 3, name: "documents" },
       { migration_id: 4, name: "webhooks" },
       { migration_id: 5, name: "compliance" },
-      { migration_id: 6, name: "checkin" }
+      { migration_id: 6, name: "checkin" },
+      { migration_id: 7, name: "mail" }
     ])
-    const applied = services.filter((s) => s.output().includes("applied migrations: 0001_foundation, 0002_reservations, 0003_documents, 0004_webhooks, 0005_compliance, 0006_checkin"))
+    const applied = services.filter((s) => s.output().includes("applied migrations: 0001_foundation, 0002_reservations, 0003_documents, 0004_webhooks, 0005_compliance, 0006_checkin, 0007_mail"))
     expect(applied).toHaveLength(1)
     expect(await Promise.all(services.map((s) => s.stop()))).toEqual([0, 0, 0])
   } finally {
