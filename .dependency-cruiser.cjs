@@ -16,7 +16,8 @@
  * |                |                                | webhooks/{Webhook,Event,Signature,RetryPolicy}.ts,       |
  * |                |                                | properties/Property.ts, auth/{ApiKey,CurrentKey}.ts,     |
  * |                |                                | documents/DocumentKind.ts, net/UrlSafety.ts,             |
- * |                |                                | checkin/Checkin.ts, mail/Messages.ts                     |
+ * |                |                                | checkin/Checkin.ts, mail/Messages.ts,                    |
+ * |                |                                | panel/{Panel,Secrets}.ts                                 |
  * | infrastructure | configuration, database,       | src/config/**, src/db/**, migrations/**,                 |
  * |                | outbound HTTP, file store,     | net/{SafeHttp,ErrorCode}.ts, documents/DocumentStore.ts, |
  * |                | outbound mail                  | mail/Mailer.ts                                           |
@@ -53,6 +54,7 @@ const DOMAIN = anyOf(
   "src/documents/DocumentKind\\.ts$",
   "src/net/UrlSafety\\.ts$",
   "src/checkin/Checkin\\.ts$",
+  "src/panel/(Panel|Secrets)\\.ts$",
   "src/mail/Messages\\.ts$"
 )
 

@@ -41,6 +41,9 @@ import { WebhookEndpoints } from "./webhooks/WebhookEndpoints.ts"
 import * as Trm from "./trm/Trm.ts"
 import * as RateLimits from "./ratelimit/RateLimits.ts"
 import * as Heartbeat from "./workers/Heartbeat.ts"
+import * as PanelHttp from "./panel/Http.ts"
+import { PanelAccount } from "./panel/PanelAccount.ts"
+import { PanelAuth } from "./panel/PanelAuth.ts"
 
 /** Applies pending migrations before anything else touches the database (design §3). */
 const MigrateOnStart = Layer.effectDiscard(
@@ -88,6 +91,24 @@ const ReportRunsLayer = ReportRunsModule.ReportRuns.Default.pipe(
 // One SafeHttp shared by the API (URL checks, test pings) and the loops.
 const DeliveriesLayer = Deliveries.Default.pipe(Layer.provide(OutboundLayer))
 
+const WebhookEndpointsLayer = WebhookEndpoints.Default.pipe(Layer.provide(OutboundLayer))
+
+/** The account panel (design §8) over the partner API's own services: one rule, two entrances. */
+const PanelAuthLayer = PanelAuth.Default.pipe(Layer.provide(RateLimits.layer))
+const PanelLayer = Layer.mergeAll(
+  PanelAuthLayer,
+  PanelAccount.Default.pipe(Layer.provide([
+    PanelAuthLayer,
+    Accounts.Default,
+    ApiKeys.Default,
+    Sandbox.Default,
+    Properties.Default,
+    WebhookEndpointsLayer,
+    DeliveriesLayer,
+    ReservationsLayer
+  ]))
+)
+
 const Services = Layer.mergeAll(
   Accounts.Default,
   ApiKeys.Default,
@@ -96,7 +117,9 @@ const Services = Layer.mergeAll(
   ReservationsLayer,
   Registrations.DefaultWithoutDependencies.pipe(Layer.provide([ReservationsLayer, Outbox.Default])),
   Modifications.DefaultWithoutDependencies.pipe(Layer.provide([ReservationsLayer, Outbox.Default])),
-  WebhookEndpoints.Default.pipe(Layer.provide(OutboundLayer)),
+  WebhookEndpointsLayer,
+  RateLimits.layer,
+  PanelLayer,
   DeliveriesLayer,
   OutboundLayer,
   ReportRunsLayer,
@@ -108,7 +131,8 @@ const nonApiRoutes = [
   { method: "GET", path: "/openapi.json" },
   { method: "GET", path: "/docs" },
   { method: "POST", path: "/rpc/admin" },
-  ...CheckinPage.routes
+  ...CheckinPage.routes,
+  ...PanelHttp.routes
 ]
 
 /**
@@ -124,11 +148,11 @@ const PartnerHttp = HttpApiBuilder.serve().pipe(
   Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(PartnerApi, nonApiRoutes))),
   Layer.provide(AdminHandlers.layer),
   Layer.provide(CheckinPage.layer),
+  Layer.provide(PanelHttp.openApiRoute),
   Layer.provide(HttpApiBuilder.api(PartnerApi).pipe(
-    Layer.provide([PropertiesLive, ReservationsLive, WebhooksLive, CheckinLive, PartnerHealthLive]),
+    Layer.provide([PropertiesLive, ReservationsLive, WebhooksLive, CheckinLive, PanelHttp.layer, PartnerHealthLive]),
     Layer.provide(PartnerAuth.layer)
   )),
-  Layer.provide(RateLimits.layer),
   Layer.provide(AdminToken.layer),
   Layer.provide(LongPathParams),
   // Per-request tracing spans cost ~30 % of throughput (stack-notes §6); spans inside services stay.

@@ -128,6 +128,12 @@ const accountsLimits = Command.make(
     )
 )
 
+const accountsEnableLive = Command.make(
+  "enable-live",
+  { account },
+  (o) => withAdmin((client) => client.EnableLive({ account_id: o.account }))
+)
+
 const sandboxCreate = Command.make(
   "create",
   { account },
@@ -237,7 +243,7 @@ const sireConfirm = Command.make(
 
 const cli = root.pipe(Command.withSubcommands([
   migrate,
-  Command.make("accounts").pipe(Command.withSubcommands([accountsCreate, accountsLimits])),
+  Command.make("accounts").pipe(Command.withSubcommands([accountsCreate, accountsLimits, accountsEnableLive])),
   Command.make("sandbox").pipe(Command.withSubcommands([sandboxCreate])),
   Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysRevoke, keysList])),
   Command.make("properties").pipe(Command.withSubcommands([propertiesCreate, propertiesUpdate])),

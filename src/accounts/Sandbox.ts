@@ -3,12 +3,14 @@ import { Effect } from "effect"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import { Properties } from "../properties/Properties.ts"
 import { toProperty } from "../properties/Properties.ts"
+import { SandboxExists } from "../shared/errors.ts"
 import { Accounts } from "./Accounts.ts"
 
 /**
  * An account's test environment (spec Authentication rule 8): two test properties that report TRA and SIRE
- * (the second also requires contract signature and document photos) and a test key. Running it again keeps
- * the existing test properties and issues another key (up to the 3-key limit).
+ * (the second also requires contract signature and document photos) and a test key. For operators (`cli sandbox
+ * create`) running it again keeps the existing test properties and issues another key (up to the 3-key limit);
+ * the panel creates it once per account (`once`: again → 409 sandbox_exists, design §8).
  */
 export class Sandbox extends Effect.Service<Sandbox>()("accounts/Sandbox", {
   dependencies: [Accounts.Default, ApiKeys.Default, Properties.Default],
@@ -18,9 +20,13 @@ export class Sandbox extends Effect.Service<Sandbox>()("accounts/Sandbox", {
     const keys = yield* ApiKeys
     const properties = yield* Properties
 
-    const create = (accountId: string) =>
+    const create = (accountId: string, options: { readonly once?: boolean } = {}) =>
       Effect.gen(function*() {
         yield* accounts.lock(accountId)
+        if (options.once === true && (yield* accounts.get(accountId)).sandbox_created_at !== null) {
+          return yield* new SandboxExists({ message: "this account's test environment already exists" })
+        }
+        yield* accounts.markSandbox(accountId)
         const existing = yield* sql<Parameters<typeof toProperty>[0]>`
           SELECT * FROM properties WHERE account_id = ${accountId} AND environment = 'test'
           ORDER BY created_at, id`

@@ -12,7 +12,8 @@ import type {
   ExternalIdInUse,
   KeyLimitReached,
   KeyNotFound,
-  PropertyNotFound
+  PropertyNotFound,
+  SandboxExists
 } from "../shared/errors.ts"
 import { isUuid } from "../shared/Uuid.ts"
 import { AdminError } from "./AdminError.ts"
@@ -34,7 +35,7 @@ const AdminAuthLive = Layer.effect(
 )
 
 /** The domain errors the operator services fail with. */
-type ServiceError = AccountNotFound | KeyNotFound | KeyLimitReached | PropertyNotFound | ExternalIdInUse
+type ServiceError = AccountNotFound | KeyNotFound | KeyLimitReached | PropertyNotFound | ExternalIdInUse | SandboxExists
 
 /** The admin RPC's stable code for each; the CLI prints it and scripts match on it (see `AdminError`). */
 const adminCodes = {
@@ -42,7 +43,8 @@ const adminCodes = {
   KeyNotFound: "key_not_found",
   KeyLimitReached: "key_limit_reached",
   PropertyNotFound: "property_not_found",
-  ExternalIdInUse: "external_id_in_use"
+  ExternalIdInUse: "external_id_in_use",
+  SandboxExists: "sandbox_exists"
 } as const satisfies Record<ServiceError["_tag"], string>
 
 /** The one translation from the services' domain errors to the admin RPC's: same message, the admin code. */
@@ -60,6 +62,7 @@ const HandlersLive = AdminRpcs.toLayer(Effect.gen(function*() {
     CreateAccount: (input) => accounts.create(input),
     SetLimits: ({ account_id, reset, ...limits }) =>
       Effect.mapError(accounts.setLimits(account_id, reset ? "reset" : limits), toAdminError),
+    EnableLive: ({ account_id }) => Effect.mapError(accounts.enableLive(account_id), toAdminError),
     CreateSandbox: ({ account_id }) => Effect.mapError(sandbox.create(account_id), toAdminError),
     CreateKey: ({ account_id, environment }) => Effect.mapError(keys.create(account_id, environment), toAdminError),
     RevokeKey: ({ key_id }) => Effect.mapError(keys.revoke(key_id), toAdminError),

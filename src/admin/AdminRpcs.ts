@@ -77,6 +77,11 @@ export class AdminRpcs extends RpcGroup.make(
     }),
     error: AdminError
   }),
+  Rpc.make("EnableLive", {
+    payload: { account_id: Schema.String },
+    success: Schema.Struct({ account_id: Schema.String, live_enabled: Schema.Literal(true) }),
+    error: AdminError
+  }),
   Rpc.make("CreateSandbox", {
     payload: { account_id: Schema.String },
     success: Schema.Struct({ api_key: Schema.String, key_id: Schema.String, properties: Schema.Array(Property) }),

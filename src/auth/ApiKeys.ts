@@ -62,10 +62,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
         return { key_id: row!.key_id, api_key: generated.key, environment }
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ApiKeys.create"))
 
-    const revoke = (keyId: string) =>
+    /** Revokes a key at once; `accountId` limits it to one account's keys (the panel). Revoking again is a no-op. */
+    const revoke = (keyId: string, accountId?: string) =>
       sql<{ key_id: string; revoked_at: Date }>`
         UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
-        WHERE id::text = ${keyId}
+        WHERE id::text = ${keyId} ${accountId === undefined ? sql`` : sql`AND account_id = ${accountId}`}
         RETURNING id AS key_id, revoked_at`.pipe(
         Effect.orDie,
         Effect.flatMap((rows) =>

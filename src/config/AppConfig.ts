@@ -22,6 +22,8 @@ export interface AppConfigShape {
   readonly databaseUrl: Option.Option<Redacted.Redacted>
   readonly dataDir: string
   readonly publicBaseUrl: string
+  /** Whether `PUBLIC_BASE_URL` was set (the panel's same-origin check falls back to the request's Host). */
+  readonly publicBaseUrlSet: boolean
   readonly role: Role
   readonly adminToken: Option.Option<Redacted.Redacted>
   readonly redisUrl: Option.Option<Redacted.Redacted>
@@ -53,6 +55,8 @@ export interface AppConfigShape {
   readonly smtpUrl: Option.Option<Redacted.Redacted>
   /** The `From` of every message: an address, optionally with a display name (`Hotel Panel <no-reply@…>`). */
   readonly mailFrom: string
+  /** `open`: anyone may sign up in the panel (test environment only until an operator enables live), design §8. */
+  readonly panelSignup: "open" | "closed"
 }
 
 export class AppConfig extends Context.Tag("config/AppConfig")<AppConfig, AppConfigShape>() {}
@@ -137,6 +141,9 @@ const config = Config.all({
   reportsEvery: Config.duration("REPORTS_EVERY").pipe(Config.withDefault(Duration.hours(1))),
   smtpUrl,
   mailFrom,
+  panelSignup: optionalChoice("PANEL_SIGNUP", ["open", "closed"]).pipe(
+    Config.map(Option.getOrElse(() => "closed" as const))
+  ),
   allowPrivateUrls: optionalChoice("WEBHOOK_ALLOW_PRIVATE_URLS", ["true", "false", "1", "0"]).pipe(
     Config.map(Option.exists((value) => value === "true" || value === "1"))
   ),
@@ -159,7 +166,8 @@ export const make: Effect.Effect<AppConfigShape, import("effect/ConfigError").Co
     redisUrl: Option.filter(c.redisUrl, (url) => Redacted.value(url).trim() !== ""),
     adminToken: Option.filter(c.adminToken, (token) => Redacted.value(token).trim() !== ""),
     sireGatewayToken: Option.filter(c.sireGatewayToken, (token) => Redacted.value(token).trim() !== ""),
-    publicBaseUrl: Option.getOrElse(c.publicBaseUrl, () => `http://localhost:${c.port}`).replace(/\/+$/, "")
+    publicBaseUrl: Option.getOrElse(c.publicBaseUrl, () => `http://localhost:${c.port}`).replace(/\/+$/, ""),
+    publicBaseUrlSet: Option.isSome(Option.filter(c.publicBaseUrl, (url) => url.trim() !== ""))
   })
 ).pipe(
   Effect.filterOrFail(

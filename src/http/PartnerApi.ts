@@ -1,6 +1,8 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { withoutDecodeErrors } from "./OpenApiCleanup.ts"
 import { CheckinApi } from "../checkin/Api.ts"
 import { HealthApi } from "../health/Api.ts"
+import { PanelAccountApi, PanelSignInApi } from "../panel/Api.ts"
 import { PropertiesApi } from "../properties/Api.ts"
 import { ReservationsApi } from "../reservations/Api.ts"
 import { API_VERSION } from "../shared/ApiVersion.ts"
@@ -24,6 +26,9 @@ export class PartnerApi extends HttpApi.make("partner")
   .add(ReservationsApi)
   .add(WebhooksApi)
   .add(CheckinApi)
+  // The account panel is served here too, but documented in its own `/api/panel/openapi.json` (design §8).
+  .add(PanelSignInApi.annotate(OpenApi.Exclude, true))
+  .add(PanelAccountApi.annotate(OpenApi.Exclude, true))
   .add(HealthApi)
   .addError(InvalidRequestBody)
   .addError(InvalidJsonBody)
@@ -31,15 +36,7 @@ export class PartnerApi extends HttpApi.make("partner")
   .annotate(OpenApi.Title, "Partner Reservation Registration Service")
   .annotate(OpenApi.Version, API_VERSION)
   .annotate(OpenApi.Description, description)
-  // Decode failures never leave as HttpApiDecodeError: the error middleware rewrites them to invalid_request.
-  .annotate(OpenApi.Transform, (spec) => {
-    const text = JSON.stringify(spec)
-      .replaceAll("{\"$ref\":\"#/components/schemas/HttpApiDecodeError\"},", "")
-      .replaceAll(",{\"$ref\":\"#/components/schemas/HttpApiDecodeError\"}", "")
-    const cleaned = JSON.parse(text)
-    for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete cleaned.components?.schemas?.[name]
-    return cleaned
-  })
+  .annotate(OpenApi.Transform, withoutDecodeErrors)
 {}
 
 /** What a `ROLE=worker` process serves: health only. */

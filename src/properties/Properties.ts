@@ -47,6 +47,28 @@ export interface PropertySettings {
 const PROPERTY_COLUMNS = `id, account_id, environment, name, internal_name, external_id, rnt_id, checkin_enabled,
   reports_tra, reports_sire, requires_contract_signature, requires_document_photos`
 
+/** The reporting settings the panel shows; the TRA token only as whether one is set. */
+interface SettingsRow {
+  readonly tra_token_set: boolean
+  readonly establishment_name: string | null
+  readonly tipo_acomodacion: string | null
+  readonly default_room: string | null
+  readonly sire_hotel_code: string | null
+  readonly sire_city_code: string | null
+}
+const SETTINGS_COLUMNS = `tra_token IS NOT NULL AS tra_token_set, establishment_name, tipo_acomodacion, default_room,
+  sire_hotel_code, sire_city_code`
+
+/** A change of reporting settings from the panel: omitted = unchanged, `null` = cleared. */
+export interface ReportingSettingsChange {
+  readonly tra_token?: string | null
+  readonly establishment_name?: string | null
+  readonly tipo_acomodacion?: string | null
+  readonly default_room?: string | null
+  readonly sire_hotel_code?: string | null
+  readonly sire_city_code?: string | null
+}
+
 // Endpoint 1 on the raw pool (`rawQuery`, docs/performance.md); bench/baseline.ts sends the same text.
 const LIST_SQL = `
         SELECT ${PROPERTY_COLUMNS} FROM properties
@@ -202,6 +224,49 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
         return toAdminView(rows[0])
       }).pipe(Effect.catchTag("SqlError", settingsConflict), Effect.withSpan("Properties.update"))
 
-    return { list, map, create, update } as const
+    /** What the panel shows of a property: the spec's Property, its environment and its reporting settings. */
+    const panelView = (row: PropertyRow & SettingsRow) => ({
+      ...toAdminView(row),
+      settings: {
+        tra_token_set: row.tra_token_set,
+        establishment_name: row.establishment_name,
+        tipo_acomodacion: row.tipo_acomodacion,
+        default_room: row.default_room,
+        sire_hotel_code: row.sire_hotel_code,
+        sire_city_code: row.sire_city_code
+      }
+    })
+
+    /** The panel: every property of an account, both environments, live first; the TRA token only as "set". */
+    const listWithSettings = (accountId: string) =>
+      sql<PropertyRow & SettingsRow>`
+        SELECT ${sql.literal(PROPERTY_COLUMNS)}, ${sql.literal(SETTINGS_COLUMNS)} FROM properties
+        WHERE account_id = ${accountId} ORDER BY environment, created_at, id`.pipe(
+        Effect.map((rows) => rows.map(panelView)),
+        Effect.orDie,
+        Effect.withSpan("Properties.listWithSettings")
+      )
+
+    /**
+     * The panel's write-only authority settings of one of the account's properties (design §8): `null` clears
+     * a setting; an unknown property or one of another account is `property_not_found`.
+     */
+    const updateSettings = (accountId: string, propertyId: string, settings: ReportingSettingsChange) =>
+      Effect.gen(function*() {
+        const changes = Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined))
+        const scope = sql`id::text = ${propertyId} AND account_id = ${accountId}`
+        const rows = Object.keys(changes).length === 0
+          ? yield* sql<PropertyRow & SettingsRow>`
+              SELECT ${sql.literal(PROPERTY_COLUMNS)}, ${sql.literal(SETTINGS_COLUMNS)} FROM properties WHERE ${scope}`
+          : yield* sql<PropertyRow & SettingsRow>`
+              UPDATE properties SET ${sql.update(changes)}, updated_at = now() WHERE ${scope}
+              RETURNING ${sql.literal(PROPERTY_COLUMNS)}, ${sql.literal(SETTINGS_COLUMNS)}`
+        if (rows[0] === undefined) {
+          return yield* new PropertyNotFound({ message: `no property ${propertyId} in this account`, details: { property_id: propertyId } })
+        }
+        return panelView(rows[0])
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Properties.updateSettings"))
+
+    return { list, map, create, update, listWithSettings, updateSettings } as const
   })
 }) {}

@@ -26,6 +26,13 @@ export type Decision =
 export interface RateLimitsShape {
   /** Counts one request of `keyId` in `bucket`. A refused request does not count (design §6.15). */
   readonly consume: (keyId: string, bucket: Bucket, limits: KeyLimits) => Effect.Effect<Decision>
+  /**
+   * Counts one use of any other budget — `limit` per `window` under `key` (the panel's code requests per e-mail
+   * and per client IP, design §8); `what` names it in the refusal's message.
+   */
+  readonly consumeKey: (
+    options: { readonly key: string; readonly limit: number; readonly window: Duration.Duration; readonly what: string }
+  ) => Effect.Effect<Decision>
 }
 
 export class RateLimits extends Context.Tag("ratelimit/RateLimits")<RateLimits, RateLimitsShape>() {}
@@ -38,13 +45,20 @@ const headers = (limit: number, remaining: number, resetAt: number): RateLimitHe
 
 const WINDOW = Duration.minutes(1)
 
+/** "minute", "hour", else the duration as effect writes it. */
+const per = (window: Duration.Duration) =>
+  Duration.equals(window, Duration.minutes(1))
+    ? "minute"
+    : Duration.equals(window, Duration.hours(1))
+    ? "hour"
+    : Duration.format(window)
+
 const make = Effect.gen(function*() {
   const limiter = yield* RateLimiter.RateLimiter
-  const consume: RateLimitsShape["consume"] = (keyId, bucket, limits) => {
-    const limit = limits[bucket]
+  const consumeKey: RateLimitsShape["consumeKey"] = ({ key, limit, window, what }) =>
     // Runs on every partner request: a flat pipeline, no generator (docs/performance.md).
-    return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.matchEffect(limiter.consume({ key: `${keyId}:${bucket}`, limit, window: WINDOW }), {
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.matchEffect(limiter.consume({ key, limit, window }), {
         // resetAfter is when the full budget is back (design §6.15).
         onSuccess: (result): Effect.Effect<Decision> =>
           Effect.succeed({
@@ -56,7 +70,7 @@ const make = Effect.gen(function*() {
             // A broken shared store must not take the API down: fail open, loudly.
             return Effect.as(
               Effect.logWarning("rate-limit store unavailable; request allowed without counting", error.cause),
-              { allowed: true, headers: headers(limit, limit, Math.ceil((now + 60_000) / 1000)) }
+              { allowed: true, headers: headers(limit, limit, Math.ceil((now + Duration.toMillis(window)) / 1000)) }
             )
           }
           const retryAfterMillis = Math.max(1000, Duration.toMillis(error.retryAfter))
@@ -68,14 +82,15 @@ const make = Effect.gen(function*() {
               "retry-after": String(retryAfter)
             },
             error: new RateLimited({
-              message: `rate limit of ${limit} ${bucket} per minute exceeded; retry in ${retryAfter} s`,
-              details: { bucket, limit, retry_after: retryAfter }
+              message: `rate limit of ${limit} ${what} per ${per(window)} exceeded; retry in ${retryAfter} s`,
+              details: { bucket: what, limit, retry_after: retryAfter }
             })
           })
         }
       }))
-  }
-  return RateLimits.of({ consume })
+  const consume: RateLimitsShape["consume"] = (keyId, bucket, limits) =>
+    consumeKey({ key: `${keyId}:${bucket}`, limit: limits[bucket], window: WINDOW, what: bucket })
+  return RateLimits.of({ consume, consumeKey })
 })
 
 const redisOptions = (url: string) => {

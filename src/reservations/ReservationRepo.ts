@@ -159,6 +159,36 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
       /** A document photo fetched in the background was stored (design §6.5); registration does not change. */
       markDocumentUploaded: (guestId: string) =>
         sql`UPDATE guests SET document_uploaded = true WHERE id = ${guestId}`.pipe(Effect.asVoid, Effect.orDie),
+      /**
+       * A page of an account's reservations, most recently changed first (the panel, design §8); `after` is the
+       * last row of the previous page. Answers up to `limit + 1` rows: the extra one says there is a next page.
+       */
+      page: (filter: {
+        readonly accountId: string
+        readonly environment: Environment
+        readonly status?: ReservationRow["status"] | undefined
+        readonly from?: string | undefined
+        readonly to?: string | undefined
+        readonly externalIdContains?: string | undefined
+        readonly after?: { readonly updatedAt: Date; readonly id: string } | undefined
+        readonly limit: number
+      }) => {
+        const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+        const conditions = [
+          sql`account_id = ${filter.accountId}`,
+          sql`environment = ${filter.environment}`,
+          ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
+          ...(filter.from === undefined ? [] : [sql`check_in >= ${filter.from}`]),
+          ...(filter.to === undefined ? [] : [sql`check_in <= ${filter.to}`]),
+          ...(filter.externalIdContains === undefined ? [] : [sql`external_id ILIKE ${like(filter.externalIdContains)}`]),
+          ...(filter.after === undefined
+            ? []
+            : [sql`(updated_at, id) < (${filter.after.updatedAt}, ${filter.after.id})`])
+        ]
+        return sql`
+          SELECT * FROM reservations WHERE ${sql.and(conditions)}
+          ORDER BY updated_at DESC, id DESC LIMIT ${filter.limit + 1}`.pipe(Effect.orDie, Effect.flatMap(reservations))
+      },
       /** Endpoint 15's `external_id` filter. */
       idByExternalId: (ref: ExternalRef) =>
         Effect.map(

@@ -82,6 +82,20 @@ export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound"
 /** The account already has the most active keys allowed in that environment. */
 export class KeyLimitReached extends Schema.TaggedError<KeyLimitReached>()("KeyLimitReached", fields) {}
 
+// The account panel's own failures (design §8), beyond the spec's table.
+/** A state-changing panel request without a same-origin `Origin` or the session's `X-Panel-CSRF`. */
+export class CsrfRejected extends Schema.TaggedError<CsrfRejected>()("CsrfRejected", fields) {}
+/** A wrong, expired, spent or burnt (5 wrong tries) e-mailed code. */
+export class InvalidCode extends Schema.TaggedError<InvalidCode>()("InvalidCode", fields) {}
+/** A self-signed-up account asked for a live key before an operator enabled live (`accounts enable-live`). */
+export class LiveNotEnabled extends Schema.TaggedError<LiveNotEnabled>()("LiveNotEnabled", fields) {}
+/** The account's test environment was already created. */
+export class SandboxExists extends Schema.TaggedError<SandboxExists>()("SandboxExists", fields) {}
+/** Only the account's own e-mail (the holder) may change its members. */
+export class OwnerRequired extends Schema.TaggedError<OwnerRequired>()("OwnerRequired", fields) {}
+/** No such member of the account. */
+export class MemberNotFound extends Schema.TaggedError<MemberNotFound>()("MemberNotFound", fields) {}
+
 /** The error table: class → (stable code, HTTP status). The single place a code or status is written. */
 export const InvalidJsonBody = wire(InvalidJson, "invalid_json", 400)
 export const InvalidRequestBody = wire(InvalidRequest, "invalid_request", 400)
@@ -113,6 +127,13 @@ export const MethodNotAllowedBody = wire(MethodNotAllowed, "method_not_allowed",
 export const AccountNotFoundBody = wire(AccountNotFound, "account_not_found", 404)
 export const KeyNotFoundBody = wire(KeyNotFound, "key_not_found", 404)
 export const KeyLimitReachedBody = wire(KeyLimitReached, "key_limit_reached", 409)
+/** The account panel's codes (design §8; docs/panel.md). */
+export const CsrfRejectedBody = wire(CsrfRejected, "csrf_rejected", 403)
+export const InvalidCodeBody = wire(InvalidCode, "invalid_code", 401)
+export const LiveNotEnabledBody = wire(LiveNotEnabled, "live_not_enabled", 403)
+export const SandboxExistsBody = wire(SandboxExists, "sandbox_exists", 409)
+export const OwnerRequiredBody = wire(OwnerRequired, "owner_required", 403)
+export const MemberNotFoundBody = wire(MemberNotFound, "member_not_found", 404)
 
 /** Every error body of the partner API (the spec's table), for the table test and for documentation. */
 export const allErrorBodies = [

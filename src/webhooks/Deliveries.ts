@@ -2,6 +2,7 @@ import { HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
+import type { Environment } from "../shared/Environment.ts"
 import { SafeHttp } from "../net/SafeHttp.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import { API_VERSION } from "../shared/ApiVersion.ts"
@@ -322,7 +323,35 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
       SELECT min(GREATEST(next_attempt_at, COALESCE(lease_until, next_attempt_at))) AS at
       FROM webhook_deliveries WHERE status = 'pending'`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.at)))
 
-    return { claim, attempt, runDue, list, redeliver, ping, nextDueAt } as const
+    /**
+     * The environment of an account's delivery or active endpoint, for entrances that name them by id alone
+     * (the panel's redeliver and test ping); None when it is not the account's.
+     */
+    const environmentOf = (accountId: string, what: { readonly delivery: string } | { readonly endpoint: string }) =>
+      Effect.gen(function*() {
+        const id = "delivery" in what ? what.delivery : what.endpoint
+        if (!isUuid(id)) return Option.none<Environment>()
+        const rows = "delivery" in what
+          ? yield* sql<{ environment: Environment }>`
+              SELECT environment FROM webhook_deliveries WHERE id = ${id} AND account_id = ${accountId}`
+          : yield* sql<{ environment: Environment }>`
+              SELECT environment FROM webhook_endpoints WHERE id = ${id} AND account_id = ${accountId} AND is_active`
+        return Option.map(Option.fromNullable(rows[0]), (row) => row.environment)
+      }).pipe(Effect.orDie)
+
+    /** Per active endpoint of an (account, environment): deliveries delivered and failed since `since`. */
+    const outcomesSince = (accountId: string, environment: Environment, since: Date) =>
+      Effect.map(
+        sql<{ endpoint_id: string; delivered: number; failed: number }>`
+          SELECT endpoint_id, count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
+                 count(*) FILTER (WHERE status = 'failed')::int AS failed
+          FROM webhook_deliveries
+          WHERE account_id = ${accountId} AND environment = ${environment} AND created_at >= ${since}
+          GROUP BY endpoint_id`,
+        (rows) => new Map(rows.map((row) => [row.endpoint_id, { delivered: row.delivered, failed: row.failed }]))
+      ).pipe(Effect.orDie)
+
+    return { claim, attempt, runDue, list, redeliver, ping, nextDueAt, environmentOf, outcomesSince } as const
   })
 }) {}
 

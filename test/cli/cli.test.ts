@@ -363,7 +363,8 @@ describe("migrate", () => {
             "0004_webhooks",
             "0005_compliance",
             "0006_checkin",
-            "0007_mail"
+            "0007_mail",
+            "0008_panel"
           ]
         }
       })
@@ -371,13 +372,17 @@ describe("migrate", () => {
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name"
       )
       expect(tables.map((t) => t.table_name)).toEqual([
+        "account_members",
         "accounts",
         "api_keys",
+        "audit_log",
         "document_fetches",
         "events",
         "guest_documents",
         "guests",
         "mail_outbox",
+        "panel_codes",
+        "panel_sessions",
         "properties",
         "reservations",
         "schema_migrations",
@@ -397,7 +402,8 @@ describe("migrate", () => {
         { migration_id: 4, name: "webhooks" },
         { migration_id: 5, name: "compliance" },
         { migration_id: 6, name: "checkin" },
-        { migration_id: 7, name: "mail" }
+        { migration_id: 7, name: "mail" },
+        { migration_id: 8, name: "panel" }
       ])
     } finally {
       await target.drop()

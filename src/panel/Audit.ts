@@ -1,0 +1,66 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { DateTime, Effect, Schema } from "effect"
+
+/**
+ * The account's audit log (design §8): sign-ins, keys created and revoked, the test environment, settings and
+ * members changed — who, what, on what, from where. Written in the transaction of the change it records.
+ */
+
+export type AuditAction =
+  | "signin"
+  | "signout"
+  | "signup"
+  | "key.created"
+  | "key.revoked"
+  | "key.live_requested"
+  | "sandbox.created"
+  | "property.settings_changed"
+  | "member.added"
+  | "member.removed"
+
+export interface AuditRecord {
+  readonly accountId: string
+  readonly actor: string
+  readonly action: AuditAction
+  /** What it was done to: a key id and prefix, a property id and the settings' names (never their values)… */
+  readonly target?: string | null
+  readonly ip: string | null
+}
+
+const EntryRow = Schema.Struct({
+  at: Schema.DateFromSelf,
+  actor_email: Schema.String,
+  action: Schema.String,
+  target: Schema.NullOr(Schema.String),
+  ip: Schema.NullOr(Schema.String)
+})
+
+export class Audit extends Effect.Service<Audit>()("panel/Audit", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const entries = SqlSchema.findAll({
+      Request: Schema.Struct({ accountId: Schema.String, limit: Schema.Number }),
+      Result: EntryRow,
+      execute: ({ accountId, limit }) =>
+        sql`
+          SELECT at, actor_email, action, target, ip FROM audit_log WHERE account_id = ${accountId}
+          ORDER BY id DESC LIMIT ${limit}`
+    })
+
+    const record = (entry: AuditRecord) =>
+      Effect.flatMap(DateTime.now, (now) =>
+        sql`
+          INSERT INTO audit_log (account_id, at, actor_email, action, target, ip)
+          VALUES (${entry.accountId}, ${DateTime.toDateUtc(now)}, ${entry.actor}, ${entry.action}, ${entry.target ?? null},
+            ${entry.ip})`).pipe(Effect.asVoid, Effect.orDie)
+
+    /** The newest `limit` entries first. */
+    const list = (accountId: string, limit: number) =>
+      Effect.map(entries({ accountId, limit }), (rows) => ({
+        entries: rows.map((row) => ({ ...row, at: row.at.toISOString() }))
+      })).pipe(Effect.orDie)
+
+    return { record, list } as const
+  })
+}) {}

@@ -1,0 +1,330 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { DateTime, Effect, Option, Schema } from "effect"
+import { Accounts } from "../accounts/Accounts.ts"
+import { Sandbox } from "../accounts/Sandbox.ts"
+import { ApiKeys } from "../auth/ApiKeys.ts"
+import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
+import { MailQueue } from "../mail/MailQueue.ts"
+import { MailTemplate } from "../mail/Messages.ts"
+import { type ReportingSettingsChange, Properties } from "../properties/Properties.ts"
+import { ReservationRepo } from "../reservations/ReservationRepo.ts"
+import { Reservations } from "../reservations/Reservations.ts"
+import type { Environment } from "../shared/Environment.ts"
+import { DeliveryNotFound, InvalidCode, InvalidRequest, LiveNotEnabled, OwnerRequired, WebhookNotFound } from "../shared/errors.ts"
+import { Deliveries } from "../webhooks/Deliveries.ts"
+import { WebhookEndpoints } from "../webhooks/WebhookEndpoints.ts"
+import { Audit } from "./Audit.ts"
+import { PanelAuth } from "./PanelAuth.ts"
+import {
+  CODE_MINUTES,
+  CODE_TRIES,
+  type DeliveriesQuery,
+  isHolder,
+  type PanelUser,
+  type ReservationsQuery,
+  type ReservationSummary
+} from "./Panel.ts"
+import { hashCode, sameDigest } from "./Secrets.ts"
+
+/**
+ * What a signed-in account holder or member does in the panel (design §8). Every rule is the partner API's
+ * own, reached through the same services — keys, the test environment, webhooks, deliveries, reservations —:
+ * one implementation of each rule, two entrances. The panel adds only who may do it (its session) and the
+ * audit log.
+ */
+
+/** The panel acts on an environment of the account as a partner key of it would (rate limits aside). */
+const asKey = (user: PanelUser, environment: Environment): AuthenticatedKey => ({
+  keyId: `panel:${user.sessionId}`,
+  accountId: user.accountId,
+  environment,
+  limits: { reads: 0, writes: 0, tests: 0 }
+})
+
+const LiveKeyCode = Schema.Struct({
+  id: Schema.String,
+  salt: Schema.String,
+  code_hash: Schema.String,
+  email: Schema.String
+})
+
+/** A page position: the last row's `updated_at` and id, opaque to the client. */
+const Cursor = Schema.parseJson(Schema.Struct({ u: Schema.Date, i: Schema.UUID }))
+const encodeCursor = (row: { readonly updated_at: Date; readonly id: string }) =>
+  Buffer.from(JSON.stringify({ u: row.updated_at.toISOString(), i: row.id })).toString("base64url")
+const decodeCursor = (cursor: string) =>
+  Schema.decodeUnknownOption(Cursor)(Buffer.from(cursor, "base64url").toString("utf8"))
+
+const badCursor = () =>
+  new InvalidRequest({
+    message: "invalid request: cursor",
+    details: { fields: [{ field: "cursor", message: "must be the next_cursor of a previous page" }] }
+  })
+
+export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAccount", {
+  dependencies: [Audit.Default, MailQueue.Default, ReservationRepo.Default],
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const accounts = yield* Accounts
+    const keys = yield* ApiKeys
+    const sandbox = yield* Sandbox
+    const properties = yield* Properties
+    const endpoints = yield* WebhookEndpoints
+    const deliveries = yield* Deliveries
+    const reservations = yield* Reservations
+    const repo = yield* ReservationRepo
+    const auth = yield* PanelAuth
+    const audit = yield* Audit
+    const mail = yield* MailQueue
+
+    const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
+    const record = (user: PanelUser, action: Parameters<typeof audit.record>[0]["action"], target: string | null = null) =>
+      audit.record({ accountId: user.accountId, actor: user.email, action, target, ip: user.ip })
+
+    // ------------------------------------------------------------------------------------------- account
+
+    const account = (user: PanelUser) =>
+      Effect.gen(function*() {
+        const row = yield* accounts.get(user.accountId).pipe(Effect.orDie)
+        const members = yield* accounts.members(user.accountId)
+        return {
+          account_id: row.account_id,
+          name: row.name,
+          email: row.email,
+          members: members.map((member) => member.email),
+          sandbox: row.sandbox_created_at !== null,
+          live_enabled: row.live_enabled,
+          signed_in_as: user.email,
+          is_holder: isHolder(user)
+        }
+      })
+
+    // ------------------------------------------------------------------------------------------------ keys
+
+    const listKeys = (user: PanelUser) => keys.list(user.accountId).pipe(Effect.orDie)
+
+    /** A test key at once (201); a live key only after the code e-mailed to the account's e-mail (202). */
+    const requestKey = (user: PanelUser, environment: Environment) =>
+      Effect.gen(function*() {
+        if (environment === "test") {
+          const created = yield* keys.create(user.accountId, "test").pipe(Effect.catchTag("AccountNotFound", Effect.die))
+          yield* record(user, "key.created", `${created.key_id} (test)`)
+          return { _tag: "Created" as const, key: created }
+        }
+        const row = yield* accounts.get(user.accountId).pipe(Effect.orDie)
+        if (!row.live_enabled) {
+          return yield* new LiveNotEnabled({
+            message: "live keys are not enabled for this account yet; an operator enables them after checking it",
+            details: {}
+          })
+        }
+        const { id, code } = yield* auth.issueCode({
+          purpose: "live_key",
+          email: user.email,
+          accountId: user.accountId,
+          language: row.language,
+          ip: user.ip
+        })
+        yield* mail.enqueue({
+          to: row.email,
+          language: row.language,
+          template: MailTemplate.live_key_code({ code, minutes: CODE_MINUTES, requested_by: user.email })
+        })
+        yield* record(user, "key.live_requested")
+        return { _tag: "Confirm" as const, confirmation_id: id }
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("PanelAccount.requestKey"))
+
+    const liveKeyCode = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Schema.String, accountId: Schema.String, at: Schema.DateFromSelf }),
+      Result: LiveKeyCode,
+      execute: ({ id, accountId, at }) =>
+        sql`
+          SELECT id, salt, code_hash, email FROM panel_codes
+          WHERE id = ${id} AND purpose = 'live_key' AND account_id = ${accountId} AND used_at IS NULL
+            AND expires_at > ${at} AND attempts < ${CODE_TRIES}
+          FOR UPDATE`
+    })
+
+    /**
+     * `POST /api/panel/keys/confirm`: the right code creates the live key, and a notice goes to the account's
+     * e-mail in the same transaction (queued: it arrives even if the mail server is down right now).
+     */
+    const confirmLiveKey = (user: PanelUser, confirmationId: string, code: string) =>
+      Effect.gen(function*() {
+        const outcome = yield* Effect.gen(function*() {
+          const at = yield* nowDate
+          const found = yield* liveKeyCode({ id: confirmationId, accountId: user.accountId, at }).pipe(Effect.orDie)
+          if (Option.isNone(found) || !sameDigest(hashCode(found.value.salt, code), found.value.code_hash)) {
+            if (Option.isSome(found)) yield* sql`UPDATE panel_codes SET attempts = attempts + 1 WHERE id = ${found.value.id}`
+            return Option.none()
+          }
+          const row = yield* accounts.get(user.accountId).pipe(Effect.orDie)
+          if (!row.live_enabled) return yield* new LiveNotEnabled({ message: "live keys are not enabled for this account", details: {} })
+          yield* sql`UPDATE panel_codes SET used_at = ${at} WHERE id = ${found.value.id}`
+          const created = yield* keys.create(user.accountId, "live").pipe(Effect.catchTag("AccountNotFound", Effect.die))
+          const listed = yield* keys.list(user.accountId).pipe(Effect.orDie)
+          const prefix = listed.keys.find((key) => key.key_id === created.key_id)?.prefix ?? created.api_key.slice(0, 15)
+          yield* mail.enqueue({
+            to: row.email,
+            language: row.language,
+            template: MailTemplate.live_key_notice({ prefix, created_at: at.toISOString(), created_by: user.email })
+          })
+          yield* record(user, "key.created", `${created.key_id} (live, ${prefix}…)`)
+          return Option.some(created)
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+        return yield* Option.match(outcome, {
+          onNone: () => Effect.fail(new InvalidCode({ message: "the code is wrong or no longer valid; ask for a new key again", details: {} })),
+          onSome: Effect.succeed
+        })
+      }).pipe(Effect.withSpan("PanelAccount.confirmLiveKey"))
+
+    const revokeKey = (user: PanelUser, keyId: string) =>
+      Effect.gen(function*() {
+        const revoked = yield* keys.revoke(keyId, user.accountId)
+        yield* record(user, "key.revoked", keyId)
+        return revoked
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    // -------------------------------------------------------------------------------------- test environment
+
+    const createSandbox = (user: PanelUser) =>
+      Effect.gen(function*() {
+        const created = yield* sandbox.create(user.accountId, { once: true }).pipe(
+          Effect.catchTags({ AccountNotFound: Effect.die, ExternalIdInUse: Effect.die })
+        )
+        yield* record(user, "sandbox.created", created.key_id)
+        return created
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    // ---------------------------------------------------------------------------------------------- properties
+
+    const listProperties = (user: PanelUser) =>
+      Effect.map(properties.listWithSettings(user.accountId), (list) => ({ properties: list }))
+
+    const updateSettings = (user: PanelUser, propertyId: string, settings: ReportingSettingsChange) =>
+      Effect.gen(function*() {
+        const updated = yield* properties.updateSettings(user.accountId, propertyId, settings)
+        const names = Object.entries(settings).filter(([, value]) => value !== undefined).map(([name]) => name)
+        if (names.length > 0) yield* record(user, "property.settings_changed", `${propertyId}: ${names.join(", ")}`)
+        return updated
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    // ------------------------------------------------------------------------------------------------ webhooks
+
+    const listWebhooks = (user: PanelUser, environment: Environment) =>
+      Effect.gen(function*() {
+        const { endpoints: list } = yield* endpoints.list(asKey(user, environment))
+        const since = new Date((yield* nowDate).getTime() - 7 * 86_400_000)
+        const outcomes = yield* deliveries.outcomesSince(user.accountId, environment, since)
+        return {
+          endpoints: list.map((endpoint) => ({
+            ...endpoint,
+            last_7_days: outcomes.get(endpoint.id) ?? { delivered: 0, failed: 0 }
+          }))
+        }
+      }).pipe(Effect.orDie)
+
+    const listDeliveries = (user: PanelUser, query: DeliveriesQuery) => {
+      const { environment, ...filters } = query
+      return deliveries.list(asKey(user, environment ?? "live"), filters)
+    }
+
+    const redeliver = (user: PanelUser, deliveryId: string) =>
+      Effect.flatMap(deliveries.environmentOf(user.accountId, { delivery: deliveryId }), Option.match({
+        onNone: () => Effect.fail(new DeliveryNotFound({ message: `No delivery ${deliveryId} in this account.`, details: { id: deliveryId } })),
+        onSome: (environment) => deliveries.redeliver(asKey(user, environment), deliveryId)
+      }))
+
+    const testWebhook = (user: PanelUser, endpointId: string) =>
+      Effect.flatMap(deliveries.environmentOf(user.accountId, { endpoint: endpointId }), Option.match({
+        onNone: () => Effect.fail(new WebhookNotFound({ message: `No webhook endpoint ${endpointId} in this account.`, details: { id: endpointId } })),
+        onSome: (environment) => deliveries.ping(asKey(user, environment), endpointId)
+      }))
+
+    // ------------------------------------------------------------------------------------------- reservations
+
+    /** What was reported, what failed and why: statuses and dates, no guest personal data (design §8). */
+    const listReservations = (user: PanelUser, query: ReservationsQuery) =>
+      Effect.gen(function*() {
+        const after = query.cursor === undefined ? Option.none() : decodeCursor(query.cursor)
+        if (query.cursor !== undefined && Option.isNone(after)) return yield* badCursor()
+        const limit = query.limit ?? 50
+        const rows = yield* repo.page({
+          accountId: user.accountId,
+          environment: query.environment ?? "live",
+          status: query.status,
+          from: query.from,
+          to: query.to,
+          externalIdContains: query.q,
+          after: Option.getOrUndefined(Option.map(after, ({ u, i }) => ({ updatedAt: u, id: i }))),
+          limit
+        })
+        const page = rows.slice(0, limit)
+        const last = page[page.length - 1]
+        return {
+          reservations: page.map((row): ReservationSummary => ({
+            ...reservations.views.registrationStatus(row),
+            check_in: row.check_in,
+            check_out: row.check_out,
+            property_id: row.property_id,
+            updated_at: row.updated_at.toISOString()
+          })),
+          next_cursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null
+        }
+      })
+
+    // ----------------------------------------------------------------------------------------------- members
+
+    const listMembers = (user: PanelUser) =>
+      Effect.map(accounts.members(user.accountId), (members) => ({
+        holder: user.accountEmail.toLowerCase(),
+        members: members.map((member) => ({ ...member, added_at: member.added_at.toISOString() }))
+      }))
+
+    const ownerOnly = (user: PanelUser) =>
+      isHolder(user)
+        ? Effect.void
+        : Effect.fail(new OwnerRequired({ message: "only the account's own e-mail may change its members", details: {} }))
+
+    const addMember = (user: PanelUser, email: string) =>
+      Effect.gen(function*() {
+        yield* ownerOnly(user)
+        if (email === user.accountEmail.toLowerCase()) return yield* listMembers(user)
+        yield* accounts.addMember(user.accountId, email, user.email)
+        yield* record(user, "member.added", email)
+        return yield* listMembers(user)
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    const removeMember = (user: PanelUser, email: string) =>
+      Effect.gen(function*() {
+        yield* ownerOnly(user)
+        const member = email.trim().toLowerCase()
+        yield* accounts.removeMember(user.accountId, member)
+        yield* auth.endSessionsOf(user.accountId, member)
+        yield* record(user, "member.removed", member)
+        return yield* listMembers(user)
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    const auditLog = (user: PanelUser, limit: number | undefined) => audit.list(user.accountId, limit ?? 100)
+
+    return {
+      account,
+      listKeys,
+      requestKey,
+      confirmLiveKey,
+      revokeKey,
+      createSandbox,
+      listProperties,
+      updateSettings,
+      listWebhooks,
+      listDeliveries,
+      redeliver,
+      testWebhook,
+      listReservations,
+      listMembers,
+      addMember,
+      removeMember,
+      auditLog
+    } as const
+  })
+}) {}
