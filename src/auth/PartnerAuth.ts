@@ -2,6 +2,8 @@ import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpSer
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { bucketFor, RateLimits } from "../ratelimit/RateLimits.ts"
 import { type RateLimited, RateLimitedBody, Unauthorized, UnauthorizedBody } from "../shared/errors.ts"
+import { noteKeyPrefix } from "../http/AccessLog.ts"
+import { displayPrefix } from "./ApiKey.ts"
 import { ApiKeys } from "./ApiKeys.ts"
 import { type AuthenticatedKey, CurrentKey } from "./CurrentKey.ts"
 
@@ -34,7 +36,7 @@ export const layer = Layer.effect(
         > => {
           if (Option.isNone(found)) return Effect.fail(unauthorized)
           const key = found.value
-          return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+          return Effect.zipRight(noteKeyPrefix(displayPrefix(Redacted.value(token))), Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
             Effect.flatMap(
               rateLimits.consume(key.keyId, bucketFor(request.method, request.url.split("?", 1)[0]!), key.limits),
               (decision) =>
@@ -45,7 +47,7 @@ export const layer = Layer.effect(
                   ),
                   decision.allowed ? Effect.succeed(key) : Effect.fail(decision.error)
                 )
-            ))
+            )))
         })
     })
   })

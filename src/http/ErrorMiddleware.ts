@@ -7,8 +7,10 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
-import { randomUUID } from "node:crypto"
 import { toBody } from "../shared/errors.ts"
+import * as AccessLog from "./AccessLog.ts"
+import * as Routes from "./Routes.ts"
+import type { Route } from "./Routes.ts"
 
 /** Request bodies above this are refused with invalid_request (design §6.2). */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -16,10 +18,7 @@ export const MAX_BODY_BYTES = 1024 * 1024
 export const MAX_DOCUMENT_BODY_BYTES = 21 * 1024 * 1024
 const DOCUMENT_UPLOAD = /^\/api\/checkin\/[^/?]+\/guests\/[^/?]+\/document(\?|$)/
 
-export interface Route {
-  readonly method: string
-  readonly path: string
-}
+export type { Route } from "./Routes.ts"
 
 /** Routes of an `HttpApi` plus the non-API ones, to tell 404 `not_found` from 405 `method_not_allowed`. */
 export const routesOf = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<Route>): ReadonlyArray<Route> => {
@@ -30,9 +29,6 @@ export const routesOf = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<Route>):
   })
   return routes
 }
-
-const matcher = (pattern: string) =>
-  new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\?:[A-Za-z_]\w*/g, "[^/]+")}/?$`)
 
 /** `["guests", 1, "nacionalidad"]` → `guests[1].nacionalidad`. */
 export const fieldPath = (path: ReadonlyArray<PropertyKey>) =>
@@ -78,7 +74,7 @@ const invalidRequest = (error: HttpApiError.HttpApiDecodeError) => {
  * every request, so the success path is one `flatMap` and one `catchAllCause` (docs/performance.md).
  */
 export const layer = (routes: ReadonlyArray<Route>) => {
-  const compiled = routes.map((route) => ({ method: route.method, regex: matcher(route.path) }))
+  const compiled = Routes.compile(routes)
 
   const routeNotFound = (request: HttpServerRequest.HttpServerRequest) => {
     const path = request.url.split("?", 1)[0]!
@@ -90,7 +86,7 @@ export const layer = (routes: ReadonlyArray<Route>) => {
         })
       )
     }
-    const allowed = [...new Set(compiled.filter((route) => route.regex.test(path)).map((route) => route.method))]
+    const allowed = compiled.allowed(path)
     return allowed.length > 0
       ? HttpServerResponse.setHeader(
         json(405, toBody("method_not_allowed", `${request.method} is not allowed on ${path}`, { allowed })),
@@ -100,20 +96,14 @@ export const layer = (routes: ReadonlyArray<Route>) => {
       : json(404, toBody("not_found", `no route ${request.method} ${path}`))
   }
 
-  /** The request id ties the 500 answer to its log line: the caller's X-Request-Id if it sent one. */
-  const internalError = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<unknown>) => {
-    const requestId = request.headers["x-request-id"]?.slice(0, 100) || randomUUID()
-    return Effect.logError("request failed with an unexpected error", cause).pipe(
-      Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url }),
-      Effect.as(HttpServerResponse.setHeader(
-        json(500, toBody("internal_error", "internal server error; retry", { request_id: requestId })),
-        "x-request-id",
-        requestId
-      ))
+  /** The request id ties the 500 answer to its log lines (the error's and the access log's). */
+  const internalError = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<unknown>, requestId: string) =>
+    Effect.logError("request failed with an unexpected error", cause).pipe(
+      Effect.annotateLogs({ request_id: requestId, method: request.method, route: compiled.templateOf(request.method, request.url.split("?", 1)[0] ?? "/") }),
+      Effect.as(json(500, toBody("internal_error", "internal server error; retry", { request_id: requestId })))
     )
-  }
 
-  const recover = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<never>) => {
+  const recover = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<never>, requestId: string) => {
     if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
     const failure = Cause.failureOption(cause)
     const error: unknown = Option.getOrElse(failure, () => Cause.squash(cause))
@@ -126,14 +116,19 @@ export const layer = (routes: ReadonlyArray<Route>) => {
     }
     // Typed failures of the contract (our TaggedErrors) are encoded by HttpApi right after this middleware.
     if (Option.isSome(failure)) return Effect.failCause(cause)
-    return internalError(request, cause)
+    return internalError(request, cause, requestId)
   }
 
+  const accessLog = AccessLog.make(compiled)
+
   return HttpApiBuilder.middleware((app) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      Number(request.headers["content-length"] ?? 0) >
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const facts: AccessLog.RequestFacts = { requestId: AccessLog.requestIdOf(request.headers["x-request-id"]), keyPrefix: null }
+      const handled = Number(request.headers["content-length"] ?? 0) >
           (DOCUMENT_UPLOAD.test(request.url) ? MAX_DOCUMENT_BODY_BYTES : MAX_BODY_BYTES)
         ? Effect.succeed(tooLarge)
-        : Effect.catchAllCause(app, (cause) => recover(request, cause)))
+        : Effect.catchAllCause(app, (cause) => recover(request, cause, facts.requestId))
+      return Effect.zipRight(accessLog.begin(request, facts), Effect.locally(handled, AccessLog.CurrentRequest, facts))
+    })
   )
 }

@@ -1,0 +1,59 @@
+import { HttpApp, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Clock, Effect, FiberRef } from "effect"
+import { randomUUID } from "node:crypto"
+import type { CompiledRoutes } from "./Routes.ts"
+
+/**
+ * The access log and request ids (design §9): one structured line per request — method, route template,
+ * status, duration, request id and, for partner requests, the key's display prefix; never the key, a body or
+ * personal data — and `X-Request-Id` on every response. A well-formed incoming id is kept, so a partner's or a
+ * proxy's id ties its logs to ours; anything else is replaced by a fresh UUID.
+ */
+
+/** What is learnt about a request while it runs, for its log line (one mutable record per request). */
+export interface RequestFacts {
+  readonly requestId: string
+  /** The API key's display prefix (`svc_live_AbC123`), once the partner authentication knows it. */
+  keyPrefix: string | null
+}
+
+/** The current request's facts; null outside a request (a background loop). */
+export const CurrentRequest = FiberRef.unsafeMake<RequestFacts | null>(null)
+
+const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** The request's id: the incoming `X-Request-Id` when it is 1–128 of `A–Z a–z 0–9 . _ : -`, else a new UUID. */
+export const requestIdOf = (incoming: string | undefined): string =>
+  incoming !== undefined && WELL_FORMED.test(incoming) ? incoming : randomUUID()
+
+/** Records the key's display prefix (never the key) on the current request's log line. */
+export const noteKeyPrefix = (prefix: string) =>
+  Effect.map(FiberRef.get(CurrentRequest), (facts) => {
+    if (facts !== null) facts.keyPrefix = prefix
+  })
+
+/**
+ * The logger of one router: `begin` stamps a request with its facts and registers the line that is written,
+ * with the final status, when the response leaves (a pre-response handler sees what the API encoded after
+ * every middleware, errors included).
+ */
+export const make = (routes: CompiledRoutes) => {
+  const begin = (request: HttpServerRequest.HttpServerRequest, facts: RequestFacts) =>
+    Effect.flatMap(Clock.currentTimeMillis, (startedAt) =>
+      HttpApp.appendPreResponseHandler((_request, response) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.as(
+            Effect.annotateLogs(Effect.logInfo("request"), {
+              method: request.method,
+              route: routes.templateOf(request.method, request.url.split("?", 1)[0] ?? "/"),
+              status: response.status,
+              duration_ms: now - startedAt,
+              request_id: facts.requestId,
+              ...(facts.keyPrefix === null ? {} : { key_prefix: facts.keyPrefix })
+            }),
+            HttpServerResponse.setHeader(response, "x-request-id", facts.requestId)
+          ))
+      ))
+
+  return { begin } as const
+}
