@@ -183,9 +183,10 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
       })
 
     /** The events of a change, in its transaction; `registration.*` ones carry the guests (spec "Events"). */
-    const publish = (row: ReservationRow, events: ReadonlyArray<Lifecycle.LifecycleEvent>) =>
+    const publish = (row: ReservationRow, events: ReadonlyArray<Lifecycle.LifecycleEvent>, isNew = false) =>
       events.length === 0 ? Effect.void : Effect.gen(function*() {
         yield* outbox.enqueue({
+          isNew,
           accountId: row.account_id,
           environment: row.environment,
           reservationId: row.id,
@@ -274,7 +275,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         const { after, events } = yield* settle(null, draft, Effect.succeed(nationalities), draft.created_at)
         const row = yield* repo.insert(after)
         const added = yield* writeGuests(row.id, guests.map((guest) => ({ _tag: "AddGuest" as const, guest })))
-        yield* publish(row, events)
+        yield* publish(row, events, true)
         return { row, added }
       }).pipe(Effect.withSpan("Reservations.insert"))
 

@@ -96,6 +96,17 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
 
+    /**
+     * Design §6.14 "Order": a delivery `d` is not attempted while an older delivery of the same reservation to
+     * the same endpoint still waits for its first attempt (of its cycle) or is in flight. Once that one waits
+     * for a retry, later ones go on. Deliveries of no reservation (pings) are never held.
+     */
+    const inOrder = (at: Date) =>
+      sql`NOT EXISTS (
+        SELECT 1 FROM webhook_deliveries o
+        WHERE o.endpoint_id = d.endpoint_id AND o.reservation_id = d.reservation_id AND o.event_seq < d.event_seq
+          AND o.status = 'pending' AND (o.cycle_attempts = 0 OR o.lease_until > ${at}))`
+
     /** Claims up to `limit` due deliveries under a lease. */
     const claim = (limit: number) =>
       Effect.gen(function*() {
@@ -106,9 +117,10 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
           WITH c AS (
             UPDATE webhook_deliveries SET lease_until = ${leaseUntil}
             WHERE id IN (
-              SELECT id FROM webhook_deliveries
-              WHERE status = 'pending' AND next_attempt_at <= ${at} AND (lease_until IS NULL OR lease_until <= ${at})
-              ORDER BY next_attempt_at
+              SELECT d.id FROM webhook_deliveries d
+              WHERE d.status = 'pending' AND d.next_attempt_at <= ${at} AND (d.lease_until IS NULL OR d.lease_until <= ${at})
+                AND ${inOrder(at)}
+              ORDER BY d.next_attempt_at
               LIMIT ${limit}
               FOR UPDATE SKIP LOCKED)
             RETURNING id, endpoint_id, event_seq, event_id, event_type, cycle_attempts, max_attempts)
@@ -319,9 +331,16 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     /** When the next pending delivery becomes due (or its lease ends), if any. */
-    const nextDueAt = sql<{ at: Date | null }>`
-      SELECT min(GREATEST(next_attempt_at, COALESCE(lease_until, next_attempt_at))) AS at
-      FROM webhook_deliveries WHERE status = 'pending'`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.at)))
+    /**
+     * When the next delivery falls due. One that waits behind an older delivery of its reservation is left out:
+     * it falls due when that one is attempted, which the older one's own time (or its lease) already says.
+     */
+    const nextDueAt = Effect.flatMap(nowDate, (at) =>
+      sql<{ at: Date | null }>`
+        SELECT min(GREATEST(d.next_attempt_at, COALESCE(d.lease_until, d.next_attempt_at))) AS at
+        FROM webhook_deliveries d WHERE d.status = 'pending' AND ${inOrder(at)}`).pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]?.at))
+      )
 
     /**
      * The environment of an account's delivery or active endpoint, for entrances that name them by id alone

@@ -13,6 +13,8 @@ export interface OutboxEntry {
   /** The reservation as the webhook `data` shows it at this moment (without guests). */
   readonly data: Readonly<Record<string, unknown>>
   readonly guests: ReadonlyArray<unknown>
+  /** The reservation is created by this change: it has no earlier event to come after. */
+  readonly isNew?: boolean
 }
 
 /**
@@ -26,9 +28,16 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
     const enqueue = (entry: OutboxEntry) =>
       Effect.gen(function*() {
         if (entry.types.length === 0) return [] as ReadonlyArray<string>
-        const createdAt = DateTime.toDateUtc(yield* DateTime.now)
-        const rows = entry.types.map((type) => {
+        const now = DateTime.toDateUtc(yield* DateTime.now)
+        // `created_at` is strictly increasing per reservation (design §6.14 "Order"): a millisecond after the
+        // reservation's latest event, and a millisecond apart within one change. The caller holds the
+        // reservation's row lock, so no other change of it writes events meanwhile.
+        const [latest] = entry.isNew === true ? [] : yield* sql<{ created_at: Date }>`
+          SELECT created_at FROM events WHERE reservation_id = ${entry.reservationId} ORDER BY seq DESC LIMIT 1`
+        const first = Math.max(now.getTime(), latest === undefined ? 0 : latest.created_at.getTime() + 1)
+        const rows = entry.types.map((type, index) => {
           const id = newEventId()
+          const createdAt = new Date(first + index)
           const body = eventBody({
             id,
             type,
@@ -51,12 +60,12 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
         // endpoint of the account and environment subscribed to its type) — design §6.14, issue 4: deliveries
         // are created in the same transaction as their event.
         yield* sql`
-          WITH ev AS (INSERT INTO events ${sql.insert(rows)} RETURNING seq, id, type)
+          WITH ev AS (INSERT INTO events ${sql.insert(rows)} RETURNING seq, id, type, reservation_id, created_at)
           INSERT INTO webhook_deliveries
-            (endpoint_id, event_seq, event_id, event_type, account_id, environment, status, max_attempts,
-             next_attempt_at, created_at)
-          SELECT e.id, ev.seq, ev.id, ev.type, e.account_id, e.environment, 'pending', ${MAX_ATTEMPTS}, ${createdAt},
-            ${createdAt}
+            (endpoint_id, event_seq, event_id, event_type, reservation_id, account_id, environment, status,
+             max_attempts, next_attempt_at, created_at)
+          SELECT e.id, ev.seq, ev.id, ev.type, ev.reservation_id, e.account_id, e.environment, 'pending', ${MAX_ATTEMPTS},
+            ${now}, ev.created_at
           FROM ev JOIN webhook_endpoints e
             ON e.account_id = ${entry.accountId} AND e.environment = ${entry.environment} AND e.is_active
             AND (e.events ? '*' OR e.events ? ev.type)

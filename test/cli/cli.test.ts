@@ -364,7 +364,8 @@ describe("migrate", () => {
             "0005_compliance",
             "0006_checkin",
             "0007_mail",
-            "0008_panel"
+            "0008_panel",
+            "0009_event_order"
           ]
         }
       })
@@ -403,7 +404,8 @@ describe("migrate", () => {
         { migration_id: 5, name: "compliance" },
         { migration_id: 6, name: "checkin" },
         { migration_id: 7, name: "mail" },
-        { migration_id: 8, name: "panel" }
+        { migration_id: 8, name: "panel" },
+        { migration_id: 9, name: "event_order" }
       ])
     } finally {
       await target.drop()
