@@ -30,10 +30,14 @@ const CLAIM = `
           WITH c AS (
             UPDATE webhook_deliveries SET lease_until = $1
             WHERE id IN (
-              SELECT id FROM webhook_deliveries
-              WHERE status = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $3)
-              ORDER BY next_attempt_at
-              LIMIT $4
+              SELECT d.id FROM webhook_deliveries d
+              WHERE d.status = 'pending' AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until <= $3)
+                AND NOT EXISTS (
+        SELECT 1 FROM webhook_deliveries o
+        WHERE o.endpoint_id = d.endpoint_id AND o.reservation_id = d.reservation_id AND o.event_seq < d.event_seq
+          AND o.status = 'pending' AND (o.cycle_attempts = 0 OR o.lease_until > $4))
+              ORDER BY d.next_attempt_at
+              LIMIT $5
               FOR UPDATE SKIP LOCKED)
             RETURNING id, endpoint_id, event_seq, event_id, event_type, cycle_attempts, max_attempts)
           SELECT c.id, c.event_id, c.event_type, c.cycle_attempts, c.max_attempts,
@@ -113,7 +117,7 @@ for (;;) {
   const free = concurrency - inFlight
   if (free > 0) {
     const now = new Date()
-    const { rows } = await pool.query<Claimed>(CLAIM, [new Date(now.getTime() + LEASE_MS), now, now, free])
+    const { rows } = await pool.query<Claimed>(CLAIM, [new Date(now.getTime() + LEASE_MS), now, now, now, free])
     claims++
     if (rows.length === 0 && inFlight === 0) break
     for (const job of rows) {

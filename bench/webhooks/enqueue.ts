@@ -16,14 +16,14 @@ export const enqueueSql = (rows: number): string => {
   for (let r = 0; r < rows; r++) tuples.push(`(${COLUMNS.map(() => `$${++n}`).join(",")})`)
   const p = (k: number) => `$${n + k}`
   return `
-          WITH ev AS (INSERT INTO events (${COLUMNS.map((c) => `"${c}"`).join(",")}) VALUES ${tuples.join(",")} RETURNING seq, id, type)
+          WITH ev AS (INSERT INTO events (${COLUMNS.map((c) => `"${c}"`).join(",")}) VALUES ${tuples.join(",")} RETURNING seq, id, type, reservation_id, created_at)
           INSERT INTO webhook_deliveries
-            (endpoint_id, event_seq, event_id, event_type, account_id, environment, status, max_attempts,
-             next_attempt_at, created_at)
-          SELECT e.id, ev.seq, ev.id, ev.type, e.account_id, e.environment, 'pending', ${p(1)}, ${p(2)},
-            ${p(3)}
+            (endpoint_id, event_seq, event_id, event_type, reservation_id, account_id, environment, status,
+             max_attempts, next_attempt_at, created_at)
+          SELECT e.id, ev.seq, ev.id, ev.type, ev.reservation_id, e.account_id, e.environment, 'pending', ${p(1)},
+            ${p(2)}, ev.created_at
           FROM ev JOIN webhook_endpoints e
-            ON e.account_id = ${p(4)} AND e.environment = ${p(5)} AND e.is_active
+            ON e.account_id = ${p(3)} AND e.environment = ${p(4)} AND e.is_active
             AND (e.events ? '*' OR e.events ? ev.type)
           ORDER BY ev.seq, e.id`
 }
@@ -46,7 +46,7 @@ export const enqueueParams = (target: Target, ids: ReadonlyArray<string>, create
     const body = JSON.stringify({ ...template, id, created_at: createdAt.toISOString() })
     values.push(id, target.accountId, target.environment, target.reservationId, template.type, createdAt, body)
   }
-  values.push(MAX_ATTEMPTS, createdAt, createdAt, target.accountId, target.environment)
+  values.push(MAX_ATTEMPTS, createdAt, target.accountId, target.environment)
   return values
 }
 
