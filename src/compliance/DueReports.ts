@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { DateTime, Duration, Effect, Option, Schema } from "effect"
+import { DateTime, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { AppConfig } from "../config/AppConfig.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import type { GuestRow, ReservationRow } from "../reservations/ReservationRow.ts"
 
@@ -9,8 +10,6 @@ import type { GuestRow, ReservationRow } from "../reservations/ReservationRow.ts
  * (the first is the TRA main guest) and its property's reporting settings.
  */
 
-/** A claim outlives a whole run of a batch (TRA answers within 30 s each; a batch runs in parallel). */
-export const REPORT_LEASE = Duration.minutes(15)
 /** Reservations claimed at a time. */
 export const CLAIM_BATCH = 100
 
@@ -43,6 +42,7 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ReservationRepo
+    const { reportLease } = yield* AppConfig
 
     const profileOf = SqlSchema.single({
       Request: Schema.String,
@@ -61,7 +61,7 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
           today,
           force,
           at: DateTime.toDateUtc(now),
-          leaseUntil: DateTime.toDateUtc(DateTime.addDuration(now, REPORT_LEASE)),
+          leaseUntil: DateTime.toDateUtc(DateTime.addDuration(now, reportLease)),
           limit: CLAIM_BATCH
         })
       })
@@ -81,6 +81,23 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
     /** A cache of property profiles for one run. */
     const profiles = Effect.cachedFunction((propertyId: string) => profileOf(propertyId).pipe(Effect.orDie))
 
-    return { claim, load, profiles, release: repo.releaseReportLeases } as const
+    /**
+     * Keeps the leases of `claimed` (read at each beat) for as long as `work` runs, renewing them every third
+     * of the lease: a run takes as long as the authorities make it, while a crashed one loses its hold within
+     * one lease (design §7).
+     */
+    const holding = <A, E, R>(claimed: ReadonlyArray<string>, work: Effect.Effect<A, E, R>) =>
+      Effect.scoped(Effect.gen(function*() {
+        const renew = Effect.flatMap(DateTime.now, (now) =>
+          repo.renewReportLeases(claimed, DateTime.toDateUtc(DateTime.addDuration(now, reportLease))))
+        const every = Option.getOrElse(Duration.divide(reportLease, 3), () => reportLease)
+        yield* Effect.forkScoped(Effect.schedule(
+          Effect.catchAllCause(renew, (cause) => Effect.logWarning("report lease renewal failed", cause)),
+          Schedule.spaced(every)
+        ))
+        return yield* work
+      }))
+
+    return { claim, load, profiles, holding, release: repo.releaseReportLeases } as const
   })
 }) {}

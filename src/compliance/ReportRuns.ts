@@ -3,14 +3,14 @@ import { AppConfig } from "../config/AppConfig.ts"
 import type { GuestRow } from "../reservations/ReservationRow.ts"
 import { Reservations } from "../reservations/Reservations.ts"
 import { todayInBogota } from "../shared/Calendar.ts"
-import { DueReports } from "./DueReports.ts"
-import { type Hold, verdictOf } from "./Outcomes.ts"
-import * as Settlement from "./Settlement.ts"
-import { type PendingLine, SireReporting } from "./SireReporting.ts"
-import { SireRecords } from "./SireRecords.ts"
+import * as Failpoints from "../shared/Failpoints.ts"
+import { type DueReservation, DueReports } from "./DueReports.ts"
+import type { Hold } from "./Outcomes.ts"
+import { holdKey, type PendingLine, SireReporting } from "./SireReporting.ts"
+import { type Movement, SireRecords } from "./SireRecords.ts"
 import { type TraCounts, TraReporting } from "./TraReporting.ts"
 
-export { CLAIM_BATCH, REPORT_LEASE } from "./DueReports.ts"
+export { CLAIM_BATCH } from "./DueReports.ts"
 
 export interface RunOptions {
   /** Bogotá date: everything due on or before it (default today). */
@@ -43,6 +43,7 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
     const records = yield* SireRecords
     const reservations = yield* Reservations
     const config = yield* AppConfig
+    const failpoint = Failpoints.make(config.failpoints)
 
     const run = (options: RunOptions = {}) =>
       Effect.gen(function*() {
@@ -58,54 +59,71 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
           into.accepted += counts.accepted
           into.rejected += counts.rejected
         }
+        // Gateway uploads a stopped run left in flight: their movements go out again as possible duplicates.
+        yield* sire.recoverLostFiles(DateTime.toDateUtc(yield* DateTime.now))
         const claimed: Array<string> = []
         const files = new Map<string, { hotelCode: string; cityCode: string; lines: Array<PendingLine> }>()
-        const waiting = new Map<string, { hold: Hold; checkIn: string; guests: ReadonlyArray<GuestRow> }>()
+        /** Entries and exits waiting for this run's files, by reservation and movement. */
+        const waiting = new Map<string, { id: string; movement: Movement; hold: Hold; since: string; guests: ReadonlyArray<GuestRow> }>()
         const profiles = yield* due.profiles
 
-        // Claim and load, then the TRA of each reservation and its SIRE lines, a batch at a time.
-        for (;;) {
-          const batch = yield* due.claim(date, options.force ?? false)
-          if (batch.length === 0) break
-          claimed.push(...batch)
-          summary.reservations += batch.length
-          yield* Effect.forEach(batch, (id) =>
-            Effect.gen(function*() {
-              const reservation = yield* due.load(id, profiles)
-              const { row } = reservation
-              if (row.tra.status === "pending") count(summary.tra, yield* tra.report(reservation))
-              if (row.tra.status === "success" && row.tra_extension_from !== null) {
-                count(summary.tra, yield* tra.reportExtension(reservation, row.tra_extension_from))
-              }
-              if (row.sire.status === "pending") {
-                const { hold, batch: lines } = yield* sire.lines(reservation)
-                waiting.set(id, { hold, checkIn: row.check_in, guests: reservation.guests })
-                if (lines !== null && lines.lines.length > 0) {
-                  const file = files.get(row.property_id) ?? { hotelCode: lines.hotelCode, cityCode: lines.cityCode, lines: [] }
-                  file.lines.push(...lines.lines)
-                  files.set(row.property_id, file)
-                }
-              }
-            }), { concurrency: Math.max(config.traConcurrency * 2, 4), discard: true })
-        }
+        const collect = (reservation: DueReservation, movement: Movement, since: string) =>
+          Effect.gen(function*() {
+            const { row } = reservation
+            const { hold, batch: lines } = yield* sire.lines(reservation, movement)
+            waiting.set(holdKey(row.id, movement), { id: row.id, movement, hold, since, guests: reservation.guests })
+            if (lines !== null && lines.lines.length > 0) {
+              const file = files.get(row.property_id) ?? { hotelCode: lines.hotelCode, cityCode: lines.cityCode, lines: [] }
+              file.lines.push(...lines.lines)
+              files.set(row.property_id, file)
+            }
+          })
 
-        // One SIRE file per property, then each reservation's SIRE report.
-        for (const [propertyId, file] of files) {
-          const result = yield* sire.send(propertyId, file)
-          summary.sire.files++
-          summary.sire.sent += file.lines.length
-          summary.sire.accepted += result.accepted
-          summary.sire.rejected += result.rejected
-          for (const [id, hold] of result.holds) {
-            const entry = waiting.get(id)
-            if (entry !== undefined && entry.hold._tag === "None") waiting.set(id, { ...entry, hold })
+        return yield* due.holding(claimed, Effect.gen(function*() {
+          // Claim and load, then the TRA of each reservation and its SIRE lines, a batch at a time.
+          for (;;) {
+            const batch = yield* due.claim(date, options.force ?? false)
+            if (batch.length === 0) break
+            claimed.push(...batch)
+            summary.reservations += batch.length
+            yield* failpoint("report.after_claim")
+            yield* Effect.forEach(batch, (id) =>
+              Effect.gen(function*() {
+                const reservation = yield* due.load(id, profiles)
+                const { row } = reservation
+                // A cancelled reservation is claimed only for its exits (design §6.8).
+                if (row.reservation_status !== "cancelled") {
+                  if (row.tra.status === "pending") count(summary.tra, yield* tra.report(reservation))
+                  if (row.tra.status === "success" && row.tra_extension_from !== null) {
+                    count(summary.tra, yield* tra.reportExtension(reservation, row.tra_extension_from))
+                  }
+                  if (row.sire.status === "pending") yield* collect(reservation, "E", row.check_in)
+                }
+                const exit = row.sire.exit
+                if (exit.status === "pending" && exit.sends_on !== null && exit.sends_on <= date) {
+                  yield* collect(reservation, "S", exit.sends_on)
+                }
+              }), { concurrency: Math.max(config.traConcurrency * 2, 4), discard: true })
           }
-        }
-        const settlements = yield* Effect.forEach(waiting, ([id, { hold, checkIn, guests }]) =>
-          sire.settlement(id, hold, checkIn, guests))
-        yield* reservations.applyAll(Arr.getSomes(settlements))
-        yield* due.release(claimed)
-        return summary satisfies RunSummary
+
+          // One SIRE file per property, then each reservation's SIRE entry and exit reports.
+          for (const [propertyId, file] of files) {
+            const result = yield* sire.send(propertyId, file)
+            summary.sire.files++
+            summary.sire.sent += file.lines.length
+            summary.sire.accepted += result.accepted
+            summary.sire.rejected += result.rejected
+            for (const [key, hold] of result.holds) {
+              const entry = waiting.get(key)
+              if (entry !== undefined && entry.hold._tag === "None") waiting.set(key, { ...entry, hold })
+            }
+          }
+          const settlements = yield* Effect.forEach(waiting.values(), ({ id, movement, hold, since, guests }) =>
+            sire.settlement(id, movement, hold, since, guests))
+          yield* reservations.applyAll(Arr.getSomes(settlements))
+          yield* due.release(claimed)
+          return summary satisfies RunSummary
+        }))
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ReportRuns.run"))
 
     // ---------------------------------------------------------------------------------------- manual SIRE
@@ -121,11 +139,11 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
         const affected = yield* records.confirmFile(fileId, DateTime.toDateUtc(yield* DateTime.now))
         if (Option.isNone(affected)) return Option.none()
         const profiles = yield* due.profiles
-        const settled = yield* Effect.forEach(affected.value, (id) =>
+        const settled = yield* Effect.forEach(affected.value, ({ reservationId, movement }) =>
           Effect.gen(function*() {
-            const { guests } = yield* due.load(id, profiles)
-            const verdict = verdictOf(yield* sire.parts(id, guests), { _tag: "None" }, null)
-            return verdict.status === "pending" ? Option.none() : Option.some({ id, plan: Settlement.settle("sire", verdict) })
+            const { row, guests } = yield* due.load(reservationId, profiles)
+            const since = movement === "E" ? row.check_in : row.sire.exit.sends_on ?? row.check_out
+            return yield* sire.settlement(reservationId, movement, { _tag: "None" }, since, guests)
           }))
         yield* reservations.applyAll(Arr.getSomes(settled))
         return Option.some({ file_id: fileId, status: "confirmed" })

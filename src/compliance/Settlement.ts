@@ -27,6 +27,12 @@ export const giveUpIfLate = (verdict: Verdict, checkIn: string, now: Date, reaso
 
 export interface SettleOptions {
   /**
+   * Whether the authority may hold the report after this run — something accepted, or sent with an unknown
+   * outcome — which is what `already_reported` answers (design §6.9). Refused credentials registered nothing.
+   * Default: a success, or a report still pending that was already marked sent.
+   */
+  readonly mayHold?: boolean
+  /**
    * The verdict is about an extension's added nights up to this `check_out` (design §6.8), not the stay's
    * report: the TRA stays `success` while they wait, and the nights after this date (a later extension) are
    * still owed afterwards.
@@ -65,7 +71,8 @@ export const settle = (authority: Authority, verdict: Verdict, options: SettleOp
     }
     const transient = verdict.status === "pending" && verdict.transient
     const failures = transient ? row.report_failures + 1 : 0
-    const reported = verdict.status === "success" || (verdict.status === "pending" && row[`${authority}_reported`])
+    const reported = verdict.status === "success" ||
+      (options.mayHold ?? (verdict.status === "pending" && row[`${authority}_reported`]))
     return Either.right(Transitions.decision({
       ...report,
       ...(authority === "tra" ? { tra_reported: reported } : { sire_reported: reported }),
@@ -82,3 +89,23 @@ const withoutWarning = <R extends { readonly warning?: string }>(report: R): Omi
   const { warning: _, ...rest } = report
   return rest
 }
+
+/**
+ * The exit movements' verdict after a run (design §6.8): `success`, `error` with the reason (an operator alert,
+ * design §9), or still `pending` with its warning. No event and no `status` change follow from it.
+ * `withdraw`: there is no exit to report after all (no guest's entry was accepted).
+ */
+export const settleExit = (verdict: Verdict, options: { readonly withdraw?: boolean } = {}) =>
+  Transitions.plan("settle.exit", ({ row }, at) => {
+    const exit = row.sire.exit
+    if (exit.status !== "pending") return Either.right(Transitions.unchanged(undefined))
+    const base = withoutWarning(exit)
+    const next = options.withdraw === true && verdict.status === "error"
+      ? { ...base, status: "not_applicable" as const, warning: verdict.warning }
+      : verdict.status === "success"
+      ? { ...base, status: "success" as const, reported_at: at.toISOString() }
+      : verdict.status === "error"
+      ? { ...base, status: "error" as const, warning: verdict.warning, reported_at: at.toISOString() }
+      : { ...base, status: "pending" as const, ...(verdict.warning === null ? {} : { warning: verdict.warning }) }
+    return Either.right(Transitions.decision({ sire: { ...row.sire, exit: next } }, undefined))
+  })

@@ -21,7 +21,16 @@ export interface SireGuest {
   readonly fecha_nacimiento: string | null
   /** ISO 3166-1 alpha-2. */
   readonly pais_procedencia: string | null
+  /** ISO 3166-1 alpha-2: where an exit movement goes (the API does not ask for the next destination). */
+  readonly pais_residencia?: string | null
 }
+
+/**
+ * How the Colombian end of a movement is written in columns 11–12 (design §6.8; notes §2.4 "Procedencia /
+ * destino", [CONFLICT]): `countries`, Colombia's SIRE country code (C13, C3's form, the notes' recommendation);
+ * `cities`, the hotel's city code (C4, C12). Chosen per deployment (`SIRE_PLACES`).
+ */
+export type SirePlaces = "countries" | "cities"
 
 export interface SireLineInput {
   /** The establishment's SIRE code (assigned on enrolment in SCH/SIRE, C11): digits. */
@@ -29,13 +38,12 @@ export interface SireLineInput {
   /** The code of the hotel's city (DANE DIVIPOLA in practice, notes §2.4): digits, written as configured. */
   readonly cityCode: string
   readonly guest: SireGuest
-  /**
-   * Only the entry movement is produced (design §6.8). An exit movement also needs the guest's next
-   * destination, which the API does not collect; add it here together with that data.
-   */
-  readonly movement: "E"
-  /** The movement date, `YYYY-MM-DD` (the check-in date for an entry). */
+  /** `E` (entry, on check-in) or `S` (exit, on check-out or an earlier cancellation; design §6.8). */
+  readonly movement: "E" | "S"
+  /** The movement date, `YYYY-MM-DD` (the check-in date for an entry, the exit's date for an exit). */
   readonly date: string
+  /** Default `countries`. */
+  readonly places?: SirePlaces
   /** Prefix of `SireMappingProblem.field`, e.g. `guests[2]`; without it the field is the plain field name. */
   readonly path?: string | undefined
 }
@@ -238,20 +246,24 @@ const render = (
     throw new RangeError(`sireLine: expected a YYYY-MM-DD date, got ${JSON.stringify(input.date)}`)
   }
 
-  // Column 11, procedencia: the SIRE country code of the country the guest arrives from. Country codes, not
-  // DIVIPOLA cities: the portal's form offers country selects for both places (C3) and C13 writes country codes;
-  // the notes recommend it (§2.4, [CONFLICT] with C4/C12's city codes). The spec requires `pais_procedencia`;
-  // for a guest stored without it, the nationality is the best statement of where the guest comes from (C13 does
-  // the same). A `pais_procedencia` without a code is a problem, not a fallback: that would be a guess.
-  const origin = guest.pais_procedencia === null || guest.pais_procedencia.trim() === ""
-    ? nationality
-    : countryCode("pais_procedencia", guest.pais_procedencia)
-  // Column 12, destino: for an entry the guest's destination is the hotel, in Colombia, so Colombia's country
-  // code (169; C13 defaults to 169, and C3's form fixture sends destino 169 for an entry).
-  const destination = ref.sireCountry(COLOMBIA)
-  if (destination === undefined) {
-    problem("destino", COLOMBIA, unmapped("country", COLOMBIA, `countries ${ref.versions.countries}`))
+  // Columns 11–12, procedencia and destino. The foreign end is a country: for an entry where the guest arrives
+  // from (`pais_procedencia`), for an exit where the guest lives (`pais_residencia`: the API does not ask for
+  // the next destination, and a guest leaving a hotel most likely goes home). For a guest stored without it the
+  // nationality is the best statement of it (C13 does the same). A country without a code is a problem, never a
+  // guess. The Colombian end is Colombia's country code (169; C13's default, C3's form fixture) or, with
+  // `SIRE_PLACES=cities`, the hotel's city code (C4, C12).
+  const foreign = (name: "pais_procedencia" | "pais_residencia") => {
+    const iso = guest[name]
+    return iso === null || iso === undefined || iso.trim() === "" ? nationality : countryCode(name, iso)
   }
+  const colombian = (name: "procedencia" | "destino") => {
+    if (input.places === "cities") return input.cityCode
+    const code = ref.sireCountry(COLOMBIA)
+    if (code === undefined) problem(name, COLOMBIA, unmapped("country", COLOMBIA, `countries ${ref.versions.countries}`))
+    return code
+  }
+  const origin = input.movement === "E" ? foreign("pais_procedencia") : colombian("procedencia")
+  const destination = input.movement === "E" ? colombian("destino") : foreign("pais_residencia")
 
   const birth = guest.fecha_nacimiento === null ? undefined : toSireDate(guest.fecha_nacimiento)
   if (birth === undefined) {

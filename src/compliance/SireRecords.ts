@@ -2,16 +2,22 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 
 /**
- * The SIRE tables (design §6.8, §6.13): `sire_movements`, one entry movement per foreign guest, `in_file` once
- * it is in a generated (manual) or posted (gateway) file — from then on it counts as sent and a cancellation
- * cannot take it back —; and `sire_files`, the files of a run, per property.
+ * The SIRE tables (design §6.8, §6.13): `sire_movements`, an entry (E) and, once the entry went out, an exit
+ * (S) movement per foreign guest, `in_file` once it is in a generated (manual) or sending/posted (gateway) file —
+ * from then on it counts as sent and a cancellation cannot take it back —; and `sire_files`, the files of a
+ * run, per property. A gateway file is `sending` while its upload is in flight; one whose sender stopped before
+ * recording the answer becomes `unknown` and its movements are sent again as possible duplicates (design §7).
  */
+
+export const Movement = Schema.Literal("E", "S")
+export type Movement = typeof Movement.Type
 
 export const MovementState = Schema.Literal("pending", "in_file", "accepted", "rejected")
 
 export const MovementRow = Schema.Struct({
   id: Schema.String,
   guest_id: Schema.String,
+  movement: Movement,
   state: MovementState,
   possible_duplicate: Schema.Boolean,
   last_error: Schema.NullOr(Schema.String)
@@ -33,6 +39,8 @@ export const ManualFile = Schema.Struct({
 export type ManualFile = typeof ManualFile.Type
 
 export interface NewFile {
+  /** Gateway files: until when the upload may still be in flight (afterwards a later run takes it as lost). */
+  readonly sendingUntil: Date | null
   readonly id: string
   readonly propertyId: string
   readonly mode: FileMode
@@ -47,12 +55,13 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
     const sql = yield* SqlClient.SqlClient
 
     const movements = SqlSchema.findAll({
-      Request: Schema.Struct({ reservationId: Schema.String, pendingOnly: Schema.Boolean }),
+      Request: Schema.Struct({ reservationId: Schema.String, movement: Movement, pendingOnly: Schema.Boolean }),
       Result: MovementRow,
-      execute: ({ reservationId, pendingOnly }) =>
+      execute: ({ reservationId, movement, pendingOnly }) =>
         sql`
-          SELECT id, guest_id, state, possible_duplicate, last_error FROM sire_movements
-          WHERE reservation_id = ${reservationId} AND movement = 'E' ${pendingOnly ? sql`AND state = 'pending'` : sql``}`
+          SELECT id, guest_id, movement, state, possible_duplicate, last_error FROM sire_movements
+          WHERE reservation_id = ${reservationId} AND movement = ${movement}
+            ${pendingOnly ? sql`AND state = 'pending'` : sql``}`
     })
 
     const manualFiles = SqlSchema.findAll({
@@ -66,27 +75,39 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
     })
 
     return {
-      /** The entry movements of these guests, created if missing (one per guest, design §6.8). */
-      ensureEntries: (reservationId: string, guestIds: ReadonlyArray<string>, date: string, at: Date) =>
+      /** The movements of these guests, created if missing: one of each kind per guest (design §6.8). */
+      ensure: (reservationId: string, movement: Movement, guestIds: ReadonlyArray<string>, date: string, at: Date) =>
         guestIds.length === 0 ? Effect.void : sql`
           INSERT INTO sire_movements ${
           sql.insert(guestIds.map((guestId) => ({
             reservation_id: reservationId,
             guest_id: guestId,
-            movement: "E",
+            movement,
             movement_date: date,
             state: "pending",
             updated_at: at
           })))
         }
           ON CONFLICT (reservation_id, guest_id, movement) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
-      pendingEntries: (reservationId: string) => movements({ reservationId, pendingOnly: true }).pipe(Effect.orDie),
-      entries: (reservationId: string) => movements({ reservationId, pendingOnly: false }).pipe(Effect.orDie),
-      /** Movements waiting in a kept (manual) file for `cli sire confirm`. */
-      keptInFile: (reservationId: string) =>
+      pending: (reservationId: string, movement: Movement) =>
+        movements({ reservationId, movement, pendingOnly: true }).pipe(Effect.orDie),
+      all: (reservationId: string, movement: Movement) =>
+        movements({ reservationId, movement, pendingOnly: false }).pipe(Effect.orDie),
+      /**
+       * A pending exit follows its date (design §6.8: moved by shortening, extending or cancelling) until it is
+       * in a file.
+       */
+      moveExits: (reservationId: string, date: string, at: Date) =>
+        sql`
+          UPDATE sire_movements SET movement_date = ${date}, updated_at = ${at}
+          WHERE reservation_id = ${reservationId} AND movement = 'S' AND state = 'pending' AND movement_date <> ${date}`
+          .pipe(Effect.asVoid, Effect.orDie),
+      /** Movements of this kind waiting in a kept (manual) file for `cli sire confirm`. */
+      keptInFile: (reservationId: string, movement: Movement) =>
         Effect.map(
           sql<{ n: number }>`
-            SELECT count(*)::int AS n FROM sire_movements WHERE reservation_id = ${reservationId} AND state = 'in_file'`,
+            SELECT count(*)::int AS n FROM sire_movements
+            WHERE reservation_id = ${reservationId} AND movement = ${movement} AND state = 'in_file'`,
           (rows) => rows[0]?.n ?? 0
         ).pipe(Effect.orDie),
       /** The names of the files a reservation's movements went out in (a cancellation's warning, design §6.8). */
@@ -104,9 +125,9 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
       createFile: (file: NewFile, placed: ReadonlyArray<{ readonly movementId: string; readonly line: number }>) =>
         Effect.gen(function*() {
           yield* sql`
-            INSERT INTO sire_files (id, property_id, mode, state, name, content, lines, created_at)
-            VALUES (${file.id}, ${file.propertyId}, ${file.mode}, ${file.mode === "manual" ? "generated" : "posted"},
-              ${file.name}, ${file.content}, ${file.lines}, ${file.at})`
+            INSERT INTO sire_files (id, property_id, mode, state, name, content, lines, created_at, sending_until)
+            VALUES (${file.id}, ${file.propertyId}, ${file.mode}, ${file.mode === "manual" ? "generated" : "sending"},
+              ${file.name}, ${file.content}, ${file.lines}, ${file.at}, ${file.sendingUntil})`
           yield* sql`
             UPDATE sire_movements m SET state = 'in_file', file_id = ${file.id}, line = v.line,
               attempts = m.attempts + 1, updated_at = ${file.at}
@@ -114,28 +135,50 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
               AS v(id uuid, line int)
             WHERE m.id = v.id`
         }).pipe(Effect.orDie),
-      /** Outcomes of movements; a movement sent again after an unknown outcome is a possible duplicate (design §7). */
+      /**
+       * Outcomes of movements. Back to `pending` with `possibleDuplicate` when the file may have reached
+       * Migración (an unknown outcome: design §7, retried and marked), without it when it cannot have (refused
+       * credentials).
+       */
       settleMovements: (
         movementIds: ReadonlyArray<string>,
         state: "accepted" | "rejected" | "pending",
         error: string | null,
-        at: Date
+        at: Date,
+        possibleDuplicate = false
       ) =>
         movementIds.length === 0 ? Effect.void : sql`
           UPDATE sire_movements SET state = ${state}, last_error = ${error}, updated_at = ${at},
-            possible_duplicate = possible_duplicate OR ${state === "pending"}
+            possible_duplicate = possible_duplicate OR ${possibleDuplicate}
           WHERE id IN ${sql.in(movementIds)}`.pipe(Effect.asVoid, Effect.orDie),
       fileAnswered: (fileId: string, answer: unknown) =>
-        sql`UPDATE sire_files SET answer = ${JSON.stringify(answer)}::jsonb WHERE id = ${fileId}`.pipe(
+        sql`UPDATE sire_files SET state = 'posted', answer = ${JSON.stringify(answer)}::jsonb WHERE id = ${fileId}`.pipe(
           Effect.asVoid,
           Effect.orDie
         ),
+      /**
+       * Gateway files whose sender stopped while the upload was in flight (their `sending_until` passed): the
+       * outcome is unknown, so the file is `unknown` and its movements are pending again, as possible duplicates
+       * (design §7). Answers the reservations to report again.
+       */
+      recoverLostFiles: (at: Date) =>
+        Effect.gen(function*() {
+          const lost = yield* sql<{ id: string }>`
+            UPDATE sire_files SET state = 'unknown' WHERE state = 'sending' AND sending_until < ${at} RETURNING id`
+          if (lost.length === 0) return [] as ReadonlyArray<string>
+          const moved = yield* sql<{ reservation_id: string }>`
+            UPDATE sire_movements SET state = 'pending', possible_duplicate = true, updated_at = ${at},
+              last_error = 'the upload of its file stopped before the answer was recorded; sent again'
+            WHERE file_id IN ${sql.in(lost.map((file) => file.id))} AND state = 'in_file'
+            RETURNING reservation_id`
+          return [...new Set(moved.map((row) => row.reservation_id))]
+        }).pipe(Effect.orDie),
       fileFailed: (fileId: string) =>
         sql`UPDATE sire_files SET state = 'failed' WHERE id = ${fileId}`.pipe(Effect.asVoid, Effect.orDie),
       manualFiles: (propertyId: string | undefined) => manualFiles(propertyId ?? null).pipe(Effect.orDie),
       /**
        * `cli sire confirm`: the operator uploaded the file; its movements are accepted (design §6.8). Answers the
-       * reservations whose movements changed, or None for an unknown (or non-manual) file.
+       * reservations and kinds of movement that changed, or None for an unknown (or non-manual) file.
        */
       confirmFile: (fileId: string, at: Date) =>
         Effect.gen(function*() {
@@ -144,11 +187,12 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
             WHERE id = ${fileId} AND mode = 'manual' AND state IN ('generated', 'confirmed')
             RETURNING id`
           if (file === undefined) return Option.none()
-          const affected = yield* sql<{ reservation_id: string }>`
+          const affected = yield* sql<{ reservation_id: string; movement: Movement }>`
             UPDATE sire_movements SET state = 'accepted', updated_at = ${at}
             WHERE file_id = ${fileId} AND state = 'in_file'
-            RETURNING reservation_id`
-          return Option.some([...new Set(affected.map((row) => row.reservation_id))])
+            RETURNING reservation_id, movement`
+          const unique = new Map(affected.map((row) => [`${row.reservation_id}:${row.movement}`, row]))
+          return Option.some([...unique.values()].map((row) => ({ reservationId: row.reservation_id, movement: row.movement })))
         }).pipe(Effect.orDie)
     } as const
   })

@@ -1,33 +1,39 @@
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Duration, Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as Lifecycle from "../reservations/Lifecycle.ts"
 import type { GuestRow } from "../reservations/ReservationRow.ts"
 import { Reservations } from "../reservations/Reservations.ts"
+import * as Failpoints from "../shared/Failpoints.ts"
 import { type DueReservation, guestLabel } from "./DueReports.ts"
 import { type GuestPart, type Hold, verdictOf } from "./Outcomes.ts"
 import { Reference } from "./Reference.ts"
 import * as Settlement from "./Settlement.ts"
 import { sireFile, sireLine } from "./Sire.ts"
-import { SireGateway } from "./SireGateway.ts"
-import { SireRecords } from "./SireRecords.ts"
+import { DEFAULT_TIMEOUT, SireGateway } from "./SireGateway.ts"
+import { type Movement, type MovementRow, SireRecords } from "./SireRecords.ts"
 
 /**
- * The SIRE stage of a report run (design §6.8, §6.13): each reservation's pending entry movements become lines
- * (build), each property's lines of a run become one file — kept for an operator (`SIRE_MODE=manual`) or
- * posted to the gateway (send) —, every line's outcome is recorded per movement, and each reservation's report
- * is settled through `Reservations.apply`.
+ * The SIRE stage of a report run (design §6.8, §6.13): each reservation's pending movements — entries (E) of
+ * its foreign guests on the arrival day, exits (S) of those whose entry went out on the exit's day — become
+ * lines (build), each property's lines of a run become one file — kept for an operator (`SIRE_MODE=manual`) or
+ * posted to the gateway (send) —, every line's outcome is recorded per movement, and each reservation's entry
+ * and exit reports are settled through `Reservations.apply`. A gateway file is `sending` while its upload is
+ * in flight: a run that stops there leaves it to a later run, which sends its movements again as possible
+ * duplicates (design §7).
  */
 
 /** Configuration warnings of SIRE beyond those set when reports become due (Lifecycle.Warnings). */
 export const Warnings = {
-  sireCityCodeMissing: "the property has no SIRE city code; configure it so the SIRE report can be sent"
+  sireCityCodeMissing: "the property has no SIRE city code; configure it so the SIRE report can be sent",
+  noEntrySent: "no guest's entry was accepted, so there is no exit to report"
 } as const
 
 /** One line waiting for its property's file in this run. */
 export interface PendingLine {
   readonly reservationId: string
   readonly movementId: string
+  readonly movement: Movement
   readonly line: string
 }
 
@@ -38,14 +44,21 @@ export interface FileBatch {
   readonly lines: ReadonlyArray<PendingLine>
 }
 
-/** What a file came to: the counts of the run, and what held each reservation back, if anything. */
+/** What a file came to: the counts of the run, and what held each reservation's movements back, if anything. */
 export interface FileResult {
   readonly accepted: number
   readonly rejected: number
+  /** By `${reservationId}:${movement}`. */
   readonly holds: ReadonlyMap<string, Hold>
 }
 
+export const holdKey = (reservationId: string, movement: Movement) => `${reservationId}:${movement}`
+
 const configuration = (warning: string): Hold => ({ _tag: "Configuration", warning })
+
+/** The authority may hold these movements: accepted, in a kept or uploading file, or sent with an unknown outcome. */
+export const mayHold = (movements: ReadonlyArray<MovementRow>) =>
+  movements.some((movement) => movement.state === "accepted" || movement.state === "in_file" || movement.possible_duplicate)
 
 export class SireReporting extends Effect.Service<SireReporting>()("compliance/SireReporting", {
   dependencies: [SireRecords.Default],
@@ -54,28 +67,42 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
     const reference = yield* Reference
     const records = yield* SireRecords
     const reservations = yield* Reservations
-    const { sireMode } = yield* AppConfig
+    const config = yield* AppConfig
+    const failpoint = Failpoints.make(config.failpoints)
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
 
-    /** The reservation's lines for this run (its pending entry movements), or what holds them back. */
-    const lines = (due: DueReservation) =>
+    /**
+     * The reservation's lines of one kind for this run, or what holds them back. Entries: every foreign
+     * guest, dated `check_in`. Exits: the foreign guests whose entry went out and was not refused, dated
+     * `sire.exit.sends_on`.
+     */
+    const lines = (due: DueReservation, movement: Movement) =>
       Effect.gen(function*() {
         const { row, property } = due
         if (property.sire_hotel_code === null) {
           return { hold: configuration(Lifecycle.Warnings.sireHotelCodeMissing), batch: null }
         }
         if (property.sire_city_code === null) return { hold: configuration(Warnings.sireCityCodeMissing), batch: null }
-        const foreign = due.guests.filter((guest) => guest.nacionalidad !== null && Lifecycle.isForeign(guest.nacionalidad))
-        yield* records.ensureEntries(row.id, foreign.map((guest) => guest.id), row.check_in, yield* nowDate)
+        const at = yield* nowDate
+        const date = movement === "E" ? row.check_in : row.sire.exit.sends_on ?? row.check_out
+        if (movement === "E") {
+          const foreign = due.guests.filter((guest) => guest.nacionalidad !== null && Lifecycle.isForeign(guest.nacionalidad))
+          yield* records.ensure(row.id, "E", foreign.map((guest) => guest.id), date, at)
+        } else {
+          const entries = yield* records.all(row.id, "E")
+          const sent = entries.filter((entry) => entry.state === "accepted" || entry.state === "in_file")
+          yield* records.ensure(row.id, "S", sent.map((entry) => entry.guest_id), date, at)
+          yield* records.moveExits(row.id, date, at)
+        }
         const guestsById = new Map(due.guests.map((guest) => [guest.id, guest]))
-        const pending = (yield* records.pendingEntries(row.id)).flatMap((movement) => {
-          const guest = guestsById.get(movement.guest_id)
-          return guest === undefined ? [] : [{ movement, guest }]
+        const pending = (yield* records.pending(row.id, movement)).flatMap((found) => {
+          const guest = guestsById.get(found.guest_id)
+          return guest === undefined ? [] : [{ movement: found, guest }]
         }).sort((a, b) => a.guest.position - b.guest.position)
         const built: Array<PendingLine> = []
         const problems: Array<string> = []
-        for (const { movement, guest } of pending) {
+        for (const { movement: found, guest } of pending) {
           const line = sireLine(reference, {
             hotelCode: property.sire_hotel_code,
             cityCode: property.sire_city_code,
@@ -86,15 +113,17 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
               apellido: guest.apellido,
               nombre: guest.nombre,
               fecha_nacimiento: guest.fecha_nacimiento,
-              pais_procedencia: guest.pais_procedencia
+              pais_procedencia: guest.pais_procedencia,
+              pais_residencia: guest.pais_residencia
             },
-            movement: "E",
-            date: row.check_in
+            movement,
+            date,
+            places: config.sirePlaces
           })
           if (Either.isLeft(line)) {
             problems.push(`SIRE cannot map guests[${guest.position}].${line.left.field.replace(/^.*\./, "")}: ${line.left.message}`)
           } else {
-            built.push({ reservationId: row.id, movementId: movement.id, line: line.right })
+            built.push({ reservationId: row.id, movementId: found.id, movement, line: line.right })
           }
         }
         return {
@@ -110,85 +139,112 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
         const content = sireFile(batch.lines.map((line) => line.line))
         const id = randomUUID()
         const stamp = at.toISOString().replace(/[-:]/g, "").slice(0, 15) // yyyymmddThhmmss
+        // An upload lasts at most the gateway's timeout; past it (and a margin) nobody is still sending the file.
+        const inFlight = Duration.max(config.reportLease, Duration.sum(Duration.decode(DEFAULT_TIMEOUT), Duration.seconds(30)))
         yield* records.createFile(
           {
             id,
             propertyId,
-            mode: sireMode,
+            mode: config.sireMode,
             name: `SIRE-${batch.hotelCode}-${stamp.replace("T", "-")}-${id.slice(0, 8)}.txt`,
             content,
             lines: batch.lines.length,
-            at
+            at,
+            sendingUntil: config.sireMode === "gateway" ? new Date(at.getTime() + Duration.toMillis(inFlight)) : null
           },
           batch.lines.map((line, index) => ({ movementId: line.movementId, line: index + 1 }))
         )
-        // Once in a generated or posted file a movement counts as sent (design §6.8): a cancellation cannot
-        // take it back, and `already_reported.sire` says so.
-        const reservationIds = [...new Set(batch.lines.map((line) => line.reservationId))]
-        yield* reservations.applyAll(reservationIds.map((id) => ({ id, plan: Settlement.markSent("sire") })))
+        // Once in a generated or posted file an entry counts as sent (design §6.8): a cancellation cannot take
+        // it back, `already_reported.sire` says so, and its exit becomes due.
+        const entered = [...new Set(batch.lines.filter((line) => line.movement === "E").map((line) => line.reservationId))]
+        yield* reservations.applyAll(entered.map((reservationId) => ({ id: reservationId, plan: Settlement.markSent("sire") })))
         const holds = new Map<string, Hold>()
-        if (sireMode === "manual") return { accepted: 0, rejected: 0, holds } satisfies FileResult
+        if (config.sireMode === "manual") return { accepted: 0, rejected: 0, holds } satisfies FileResult
 
+        yield* failpoint("sire.before_send")
         const outcome = yield* gateway.submit({ hotelCode: batch.hotelCode, cityCode: batch.cityCode, content })
+        yield* failpoint("sire.after_answer")
         const all = batch.lines.map((line) => line.movementId)
-        switch (outcome._tag) {
-          case "Answered": {
-            yield* records.fileAnswered(id, outcome)
-            const failed = new Map(outcome.errors.map((error) => [error.line, error.message]))
-            yield* Effect.forEach(batch.lines, (line, index) => {
-              const message = failed.get(index + 1)
-              return records.settleMovements([line.movementId], message === undefined ? "accepted" : "rejected", message ?? null, at)
-            }, { discard: true })
-            return { accepted: batch.lines.length - failed.size, rejected: failed.size, holds } satisfies FileResult
-          }
-          case "Rejected":
-            yield* records.settleMovements(all, "rejected", `the SIRE gateway refused the file (HTTP ${outcome.status}): ${outcome.reason}`, at)
-            return { accepted: 0, rejected: batch.lines.length, holds } satisfies FileResult
-          case "Misconfigured":
-          case "Unknown": {
-            yield* records.fileFailed(id)
-            const error = outcome._tag === "Misconfigured"
-              ? `the SIRE gateway refused the credentials (HTTP ${outcome.status}); check SIRE_GATEWAY_TOKEN`
-              : outcome.reason
-            yield* records.settleMovements(all, "pending", error, at)
-            for (const reservationId of reservationIds) {
-              holds.set(
-                reservationId,
-                outcome._tag === "Misconfigured" ? configuration(error) : { _tag: "Transient", reason: error }
-              )
-            }
-            return { accepted: 0, rejected: 0, holds } satisfies FileResult
-          }
+        const holdAll = (hold: Hold) => {
+          for (const line of batch.lines) holds.set(holdKey(line.reservationId, line.movement), hold)
         }
+        const result = yield* Effect.gen(function*() {
+          switch (outcome._tag) {
+            case "Answered": {
+              yield* records.fileAnswered(id, outcome)
+              const failed = new Map(outcome.errors.map((error) => [error.line, error.message]))
+              yield* Effect.forEach(batch.lines, (line, index) => {
+                const message = failed.get(index + 1)
+                return records.settleMovements([line.movementId], message === undefined ? "accepted" : "rejected", message ?? null, at)
+              }, { discard: true })
+              return { accepted: batch.lines.length - failed.size, rejected: failed.size, holds } satisfies FileResult
+            }
+            case "Rejected":
+              yield* records.fileAnswered(id, outcome)
+              yield* records.settleMovements(all, "rejected", `the SIRE gateway refused the file (HTTP ${outcome.status}): ${outcome.reason}`, at)
+              return { accepted: 0, rejected: batch.lines.length, holds } satisfies FileResult
+            case "Misconfigured": {
+              // Refused credentials registered nothing: pending again, no duplicate possible.
+              yield* records.fileFailed(id)
+              const error = `the SIRE gateway refused the credentials (HTTP ${outcome.status}); check SIRE_GATEWAY_TOKEN`
+              yield* records.settleMovements(all, "pending", error, at, false)
+              holdAll(configuration(error))
+              return { accepted: 0, rejected: 0, holds } satisfies FileResult
+            }
+            case "Unknown": {
+              // The file may have reached Migración: sent again, marked as a possible duplicate (design §7).
+              yield* records.fileFailed(id)
+              yield* records.settleMovements(all, "pending", outcome.reason, at, true)
+              holdAll({ _tag: "Transient", reason: outcome.reason })
+              return { accepted: 0, rejected: 0, holds } satisfies FileResult
+            }
+          }
+        })
+        yield* failpoint("sire.after_record")
+        return result
       })
 
-    /** Each foreign guest's part of the report, for its verdict. */
-    const parts = (reservationId: string, guests: ReadonlyArray<GuestRow>) =>
-      Effect.map(records.entries(reservationId), (rows) =>
-        rows.map((movement): GuestPart => {
-          const guest = guests.find((candidate) => candidate.id === movement.guest_id)
-          return {
-            guest: guest === undefined ? movement.guest_id : guestLabel(guest),
-            state: movement.state === "accepted" ? "accepted" : movement.state === "rejected" ? "rejected" : "pending",
-            code: null,
-            reason: movement.last_error
-          }
-        }))
+    const parts = (movements: ReadonlyArray<MovementRow>, guests: ReadonlyArray<GuestRow>) =>
+      movements.map((movement): GuestPart => {
+        const guest = guests.find((candidate) => candidate.id === movement.guest_id)
+        return {
+          guest: guest === undefined ? movement.guest_id : guestLabel(guest),
+          state: movement.state === "accepted" ? "accepted" : movement.state === "rejected" ? "rejected" : "pending",
+          code: null,
+          reason: movement.last_error
+        }
+      })
 
     /**
-     * How a reservation's SIRE report settles after this run's files, or None while its movements wait in a kept
-     * (manual) file for `cli sire confirm`: no failure, no retry, no give-up then.
+     * How a reservation's entry or exit report settles after this run's files, or None while its movements
+     * wait in a kept (manual) file for `cli sire confirm`: no failure, no retry, no give-up then. `since` is the
+     * day the report fell due (72 h later a transient failure gives up).
      */
-    const settlement = (reservationId: string, hold: Hold, checkIn: string, guests: ReadonlyArray<GuestRow>) =>
+    const settlement = (
+      reservationId: string,
+      movement: Movement,
+      hold: Hold,
+      since: string,
+      guests: ReadonlyArray<GuestRow>
+    ) =>
       Effect.gen(function*() {
-        const verdict = verdictOf(yield* parts(reservationId, guests), hold, null)
-        if (verdict.status === "pending" && hold._tag === "None" && (yield* records.keptInFile(reservationId)) > 0) {
+        const movements = yield* records.all(reservationId, movement)
+        if (movement === "S" && movements.length === 0) {
+          return Option.some({ id: reservationId, plan: Settlement.settleExit({ status: "error", warning: Warnings.noEntrySent }, { withdraw: true }) })
+        }
+        const verdict = verdictOf(parts(movements, guests), hold, null)
+        if (verdict.status === "pending" && hold._tag === "None" && (yield* records.keptInFile(reservationId, movement)) > 0) {
           return Option.none()
         }
-        const final = Settlement.giveUpIfLate(verdict, checkIn, yield* nowDate, hold._tag === "Transient" ? hold.reason : "")
-        return Option.some({ id: reservationId, plan: Settlement.settle("sire", final) })
+        const final = Settlement.giveUpIfLate(verdict, since, yield* nowDate, hold._tag === "Transient" ? hold.reason : "")
+        return Option.some({
+          id: reservationId,
+          plan: movement === "E"
+            ? Settlement.settle("sire", final, { mayHold: mayHold(movements) })
+            : Settlement.settleExit(final)
+        })
       })
 
-    return { lines, send, parts, settlement } as const
+    return { lines, send, settlement, parts, recoverLostFiles: records.recoverLostFiles } as const
   })
 }) {}

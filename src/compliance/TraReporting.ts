@@ -7,8 +7,10 @@ import { type GuestPart, type Hold, verdictOf } from "./Outcomes.ts"
 import { Reference, type ReferenceData } from "./Reference.ts"
 import * as Settlement from "./Settlement.ts"
 import { companionBody, costoFromCop, mainBody, type TraGuest, type TraStay } from "./Tra.ts"
-import { TraClient, type TraOutcome } from "./TraClient.ts"
+import { TraClient, TraOutcome } from "./TraClient.ts"
 import { type SubmissionRow, type SubmissionState, TraSubmissions } from "./TraSubmissions.ts"
+import { AppConfig } from "../config/AppConfig.ts"
+import * as Failpoints from "../shared/Failpoints.ts"
 
 /**
  * The TRA stage of a report run (design §6.8–§6.10, §7): build the `/one/` and `/two/` bodies from the
@@ -86,6 +88,7 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
     const reference = yield* Reference
     const submissions = yield* TraSubmissions
     const reservations = yield* Reservations
+    const failpoint = Failpoints.make((yield* AppConfig).failpoints)
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
 
@@ -112,7 +115,14 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
             ...(submission.possible_duplicate ? { possible_duplicate: true } : {})
           }
         })
-        return { ...submission, state, code: code === null ? submission.code : String(code), last_error: reason }
+        return {
+          ...submission,
+          state,
+          code: code === null ? submission.code : String(code),
+          last_error: reason,
+          possible_duplicate: submission.possible_duplicate || outcome._tag === "Unknown",
+          sending_since: null
+        }
       })
 
     /**
@@ -129,13 +139,22 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
         const inputs = traInputs(reference, due, period)
         if (Either.isLeft(inputs)) return { hold: hold(inputs.left), ...none }
 
-        const rows = yield* submissions.ensureRound({
+        const ensured = yield* submissions.ensureRound({
           reservationId: due.row.id,
           round,
           period,
           guestIds: due.guests.map((guest) => guest.id),
           at: yield* nowDate
         })
+        // A submission handed to the network by a run that stopped before recording its answer (a crash; its
+        // lease ran out): the outcome is unknown, so it is recorded as such — a possible duplicate — and sent
+        // again below (design §7).
+        const rows = yield* Effect.forEach(ensured, (submission) =>
+          submission.state === "pending" && submission.sending_since !== null
+            ? record(submission, TraOutcome.Unknown({
+              reason: "the run that sent it stopped before its answer was recorded"
+            }))
+            : Effect.succeed(submission))
         // In flight from here: a cancellation now answers already_reported.tra (design §6.9).
         yield* reservations.apply(due.row.id, Settlement.markSent("tra"))
 
@@ -145,10 +164,15 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
           Effect.gen(function*() {
             const guest = inputs.right.guests.get(submission.guest_id)
             if (submission.state !== "pending" || guest === undefined) return submission
+            yield* submissions.markSending(submission.id, yield* nowDate)
+            yield* failpoint("tra.before_send")
             const outcome = yield* send(guest)
+            yield* failpoint("tra.after_answer")
             tally.sent++
             if (outcome._tag === "Misconfigured") tally.misconfigured = refusedToken(outcome.status)
-            return yield* record(submission, outcome)
+            const recorded = yield* record(submission, outcome)
+            yield* failpoint("tra.after_record")
+            return recorded
           })
 
         const mainRow = rows.find((submission) => submission.role === "main")
@@ -191,21 +215,23 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
           reason: submission.last_error
         }))
         const main = rows.find((submission) => submission.role === "main")
-        return { parts, main: main === undefined ? null : labelOf(main.guest_id) }
+        // The TRA may hold something of this round: an accepted guest, or one sent with an unknown outcome.
+        const mayHold = rows.some((submission) => submission.state === "accepted" || submission.possible_duplicate)
+        return { parts, main: main === undefined ? null : labelOf(main.guest_id), mayHold }
       })
 
     /** The stay's TRA (round 0): post, then settle the report (design §6.9), giving up 72 h past due. */
     const report = (due: DueReservation) =>
       Effect.gen(function*() {
         const { hold: held, ...counts } = yield* post(due, 0, { from: due.row.check_in, to: due.row.check_out })
-        const { parts: guestParts, main } = yield* parts(due.row.id, due.guests, 0)
+        const { parts: guestParts, main, mayHold } = yield* parts(due.row.id, due.guests, 0)
         const verdict = Settlement.giveUpIfLate(
           verdictOf(guestParts, held, main),
           due.row.check_in,
           yield* nowDate,
           held._tag === "Transient" ? held.reason : ""
         )
-        yield* reservations.apply(due.row.id, Settlement.settle("tra", verdict))
+        yield* reservations.apply(due.row.id, Settlement.settle("tra", verdict, { mayHold }))
         return counts satisfies TraCounts
       })
 

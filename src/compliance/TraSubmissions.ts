@@ -18,7 +18,9 @@ export const SubmissionRow = Schema.Struct({
   /** The ministry's code (`bigint`, read as text). */
   code: Schema.NullOr(Schema.String),
   possible_duplicate: Schema.Boolean,
-  last_error: Schema.NullOr(Schema.String)
+  last_error: Schema.NullOr(Schema.String),
+  /** Handed to the network at this instant and not answered yet (or the process stopped before recording). */
+  sending_since: Schema.NullOr(Schema.DateFromSelf)
 }).annotations({ identifier: "TraSubmissionRow" })
 export type SubmissionRow = typeof SubmissionRow.Type
 
@@ -42,7 +44,7 @@ export class TraSubmissions extends Effect.Service<TraSubmissions>()("compliance
       Result: SubmissionRow,
       execute: ({ reservationId, round }) =>
         sql`
-          SELECT id, guest_id, role, state, code::text AS code, possible_duplicate, last_error
+          SELECT id, guest_id, role, state, code::text AS code, possible_duplicate, last_error, sending_since
           FROM tra_submissions WHERE reservation_id = ${reservationId} AND round = ${round}`
     })
 
@@ -101,9 +103,13 @@ export class TraSubmissions extends Effect.Service<TraSubmissions>()("compliance
           if (Option.isSome(started)) return started.value.round
           return (yield* lastRound(reservationId)).round + 1
         }).pipe(Effect.orDie),
+      /** The request is about to leave: from now on its outcome is unknown until `record` (design §7). */
+      markSending: (id: string, at: Date) =>
+        sql`UPDATE tra_submissions SET sending_since = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
       record: (id: string, attempt: SubmissionAttempt) =>
         sql`
           UPDATE tra_submissions SET
+            sending_since = NULL,
             state = ${attempt.state},
             code = COALESCE(${attempt.code}::bigint, code),
             attempts = attempts + 1,

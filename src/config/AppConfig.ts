@@ -46,6 +46,11 @@ export interface AppConfigShape {
   readonly sireMode: "manual" | "gateway"
   readonly sireGatewayUrl: Option.Option<string>
   readonly sireGatewayToken: Option.Option<Redacted.Redacted>
+  /**
+   * How SIRE lines write the Colombian end of a movement (columns 11–12): Colombia's country code or the
+   * hotel's city code (`compliance/Sire.ts` `SirePlaces`; the sources conflict).
+   */
+  readonly sirePlaces: "countries" | "cities"
   /** Interval of the periodic report run. */
   readonly reportsEvery: Duration.Duration
   /**
@@ -55,6 +60,13 @@ export interface AppConfigShape {
   readonly smtpUrl: Option.Option<Redacted.Redacted>
   /** The `From` of every message: an address, optionally with a display name (`Hotel Panel <no-reply@…>`). */
   readonly mailFrom: string
+  /**
+   * How long a report run holds the reservations it claimed; it renews the hold while it works, so another
+   * instance takes them over this long after a crash (design §7). Default 1 minute.
+   */
+  readonly reportLease: Duration.Duration
+  /** Crash-test failpoints (`FAILPOINTS`, comma-separated names; `shared/Failpoints.ts`). Empty in production. */
+  readonly failpoints: ReadonlySet<string>
   /** `open`: anyone may sign up in the panel (test environment only until an operator enables live), design §8. */
   readonly panelSignup: "open" | "closed"
 }
@@ -138,9 +150,23 @@ const config = Config.all({
   sireMode: optionalChoice("SIRE_MODE", ["manual", "gateway"]).pipe(Config.map(Option.getOrElse(() => "manual" as const))),
   sireGatewayUrl: httpUrl("SIRE_GATEWAY_URL"),
   sireGatewayToken: Config.option(Config.redacted("SIRE_GATEWAY_TOKEN")),
+  sirePlaces: optionalChoice("SIRE_PLACES", ["countries", "cities"]).pipe(
+    Config.map(Option.getOrElse(() => "countries" as const))
+  ),
   reportsEvery: Config.duration("REPORTS_EVERY").pipe(Config.withDefault(Duration.hours(1))),
   smtpUrl,
   mailFrom,
+  reportLease: Config.duration("REPORT_LEASE").pipe(
+    Config.withDefault(Duration.minutes(1)),
+    Config.validate({
+      message: "REPORT_LEASE must be between 1 second and 1 hour",
+      validation: (lease) => Duration.between(lease, { minimum: Duration.seconds(1), maximum: Duration.hours(1) })
+    })
+  ),
+  failpoints: Config.string("FAILPOINTS").pipe(
+    Config.withDefault(""),
+    Config.map((value) => new Set(value.split(",").map((name) => name.trim()).filter((name) => name !== "")))
+  ),
   panelSignup: optionalChoice("PANEL_SIGNUP", ["open", "closed"]).pipe(
     Config.map(Option.getOrElse(() => "closed" as const))
   ),

@@ -532,9 +532,25 @@ export const TraReport = Schema.Struct({
 }).annotations({ identifier: "TraReport" })
 export type TraReport = typeof TraReport.Type
 
+/**
+ * The exit movements (S) of the foreign guests whose entry went out (design §6.8): due on `check_out` (or on the
+ * day of a cancellation made before it). It emits no event of its own and does not change the reservation's
+ * `status`.
+ */
+export const SireExitReport = Schema.Struct({
+  status: ReportStatus,
+  sends_on: Schema.NullOr(IsoDate),
+  reported_at: Schema.NullOr(DateTimeString),
+  warning: optional(Schema.String),
+  /** Present (true) only in the test environment. */
+  simulated: optional(Schema.Boolean)
+}).annotations({ identifier: "SireExitReport" })
+export type SireExitReport = typeof SireExitReport.Type
+
 export const SireReport = Schema.Struct({
   ...ReportFields,
-  foreign_guests: Schema.Int
+  foreign_guests: Schema.Int,
+  exit: SireExitReport
 }).annotations({ identifier: "SireReport" })
 export type SireReport = typeof SireReport.Type
 

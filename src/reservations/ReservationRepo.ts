@@ -226,9 +226,13 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           UPDATE reservations SET report_lease_until = ${options.leaseUntil}
           WHERE id IN (
             SELECT id FROM reservations
-            WHERE environment = 'live' AND reservation_status <> 'cancelled'
-              AND ((tra->>'status') = 'pending' OR (sire->>'status') = 'pending' OR tra_extension_from IS NOT NULL)
-              AND check_in <= ${options.today}
+            WHERE environment = 'live'
+              AND (
+                (reservation_status <> 'cancelled'
+                  AND ((tra->>'status') = 'pending' OR (sire->>'status') = 'pending' OR tra_extension_from IS NOT NULL)
+                  AND check_in <= ${options.today})
+                -- Exits go out on their own day, also after a cancellation (design §6.8).
+                OR ((sire->'exit'->>'status') = 'pending' AND (sire->'exit'->>'sends_on') <= ${options.today}))
               AND (report_lease_until IS NULL OR report_lease_until <= ${options.at})
               AND (${options.force} OR report_retry_at IS NULL OR report_retry_at <= ${options.at})
             ORDER BY check_in, id
@@ -237,6 +241,12 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           RETURNING id`,
           (rows) => rows.map((row) => row.id)
         ).pipe(Effect.orDie),
+      /** A run still working keeps what it claimed (design §7: the lease outlives no crash by more than its length). */
+      renewReportLeases: (ids: ReadonlyArray<string>, until: Date) =>
+        ids.length === 0
+          ? Effect.void
+          : sql`UPDATE reservations SET report_lease_until = ${until} WHERE id IN ${sql.in(ids)} AND report_lease_until IS NOT NULL`
+            .pipe(Effect.asVoid, Effect.orDie),
       releaseReportLeases: (ids: ReadonlyArray<string>) =>
         ids.length === 0
           ? Effect.void

@@ -179,7 +179,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
           }, at)
         }
         if (Transitions.extensionToSimulate(next)) next = Transitions.simulateExtension(next, simulatedMincitCode(), at)
-        return Transitions.finalize(before, next, at)
+        return Transitions.finalize(before, Transitions.withExit(next, at), at)
       })
 
     /** The events of a change, in its transaction; `registration.*` ones carry the guests (spec "Events"). */
@@ -250,21 +250,30 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         if (targets.length === 0) return []
         const locked = new Map((yield* repo.lockAll(targets.map((target) => target.id))).map((row) => [row.id, row]))
         const at = yield* nowDate
-        const changes: Array<{ readonly before: ReservationRow; readonly columns: Partial<Transitions.ReservationDraft>; readonly events: ReadonlyArray<Lifecycle.LifecycleEvent> }> = []
+        // Several plans for one reservation (a run settles its SIRE entry and exit) apply in order, each on the
+        // row the previous one left.
+        const current = new Map(locked)
+        const events = new Map<string, Array<Lifecycle.LifecycleEvent>>()
         for (const { id, plan } of targets) {
-          const before = locked.get(id)
+          const before = current.get(id)
           if (before === undefined) return yield* Effect.dieMessage(`reservation ${id} is gone`)
           if (plan.needsGuests) return yield* Effect.dieMessage(`applyAll cannot run ${plan.name}: it reads guests`)
           const decided = yield* plan.decide({ row: before, guests: [] }, at)
           if (decided.guests.length > 0) return yield* Effect.dieMessage(`applyAll cannot run ${plan.name}: it writes guests`)
           if (Object.keys(decided.set).length === 0) continue
-          const { after, events } = yield* settle(before, { ...before, ...decided.set }, repo.registeredNationalities(id), at)
-          const { updated_at: _, ...columns } = Transitions.changedColumns(before, after)
-          if (Object.keys(columns).length > 0) changes.push({ before, columns: { ...columns, updated_at: at }, events })
+          const settled = yield* settle(before, { ...before, ...decided.set }, repo.registeredNationalities(id), at)
+          current.set(id, settled.after)
+          events.set(id, [...(events.get(id) ?? []), ...settled.events])
         }
-        const updated = new Map((yield* repo.updateAll(changes.map(({ before, columns }) => ({ id: before.id, columns }))))
-          .map((row) => [row.id, row]))
-        for (const { before, events } of changes) yield* publish(updated.get(before.id) ?? before, events)
+        const changes = [...locked.values()].flatMap((before) => {
+          const { updated_at: _, ...columns } = Transitions.changedColumns(before, current.get(before.id) ?? before)
+          return Object.keys(columns).length > 0 ? [{ id: before.id, columns: { ...columns, updated_at: at } }] : []
+        })
+        const updated = new Map((yield* repo.updateAll(changes)).map((row) => [row.id, row]))
+        for (const { id } of changes) {
+          const row = updated.get(id)
+          if (row !== undefined) yield* publish(row, events.get(id) ?? [])
+        }
         return targets.map(({ id }) => updated.get(id) ?? locked.get(id) ?? null).filter((row) => row !== null)
       }).pipe(sql.withTransaction, Effect.withSpan("Reservations.applyAll"))
 

@@ -2,7 +2,15 @@ import { Either } from "effect"
 import { InvalidRequest, RegistrationNotFound, RegistrationRejected, type ReservationCancelled } from "../shared/errors.ts"
 import * as Lifecycle from "./Lifecycle.ts"
 import type { Environment } from "../shared/Environment.ts"
-import type { CheckinGuestInput, CreateReservation, GuestInput, SubmitRegistration, UpdateReservation } from "./Reservation.ts"
+import { dateInBogota } from "../shared/Calendar.ts"
+import type {
+  CheckinGuestInput,
+  CreateReservation,
+  GuestInput,
+  SireExitReport,
+  SubmitRegistration,
+  UpdateReservation
+} from "./Reservation.ts"
 import { type GuestRow, type NewGuest, type ReservationRow, snapshotOf } from "./ReservationRow.ts"
 
 /**
@@ -108,11 +116,41 @@ export const withDueReports = <R extends ReservationDraft>(row: R, input: DueInp
       reported_at: decided(due.tra.status) ? at.toISOString() : null,
       mincit_code: due.tra.status === "success" ? input.simulatedCode : null
     },
-    sire: { ...due.sire, reported_at: decided(due.sire.status) ? at.toISOString() : null },
+    sire: { ...due.sire, reported_at: decided(due.sire.status) ? at.toISOString() : null, exit: row.sire.exit },
     // design §6.12: a (simulated) success counts as reported.
     tra_reported: due.tra.status === "success",
     sire_reported: due.sire.status === "success"
   }
+}
+
+/** No exit movement: the entry has not gone out (design §6.8). */
+export const NO_EXIT: SireExitReport = { status: "not_applicable", sends_on: null, reported_at: null }
+
+/** The day the exit movements are due: `check_out`, or the cancellation's Bogotá date when earlier (design §6.8). */
+export const exitDate = (row: Pick<ReservationDraft, "check_out" | "cancelled_at">): string => {
+  if (row.cancelled_at === null) return row.check_out
+  const cancelled = dateInBogota(row.cancelled_at)
+  return cancelled < row.check_out ? cancelled : row.check_out
+}
+
+/**
+ * Design §6.8, exit movements: once the entry went out (`sire_reported`), the foreign guests' exit is due on
+ * its date — a live one waits for the report run of that day, a test key's is answered at once by the simulated
+ * authority — and while it waits it follows `check_out` and a cancellation. An entry never sent has no exit.
+ */
+export const withExit = <R extends ReservationDraft>(row: R, at: Date): R => {
+  const exit = row.sire.exit
+  if (exit.status === "pending") {
+    const sends_on = exitDate(row)
+    return sends_on === exit.sends_on ? row : { ...row, sire: { ...row.sire, exit: { ...exit, sends_on } } }
+  }
+  if (exit.status !== "not_applicable" || exit.sends_on !== null || !row.sire_reported || row.sire.foreign_guests === 0) {
+    return row
+  }
+  const next: SireExitReport = row.environment === "test"
+    ? { status: "success", sends_on: exitDate(row), reported_at: at.toISOString(), simulated: true }
+    : { status: "pending", sends_on: exitDate(row), reported_at: null }
+  return { ...row, sire: { ...row.sire, exit: next } }
 }
 
 /** A test key's extension after its TRA was accepted is accepted again at once, with a new code (design §6.12). */
@@ -175,7 +213,7 @@ export const modify = (body: UpdateReservation) =>
         const next = rules.next
         const initial = rules.reopens_registration ? Lifecycle.initialReports(row.environment) : undefined
         const tra = initial === undefined ? row.tra : { ...initial.tra, reported_at: null, mincit_code: null }
-        const sire = initial === undefined ? row.sire : { ...initial.sire, reported_at: null }
+        const sire = initial === undefined ? row.sire : { ...initial.sire, reported_at: null, exit: NO_EXIT }
         return decision({
           check_in: next.check_in,
           check_out: next.check_out,
@@ -394,7 +432,7 @@ const stayDraft = (
     contract_signer: null,
     tra: { ...reports.tra, reported_at: null, mincit_code: null },
     tra_reported: false,
-    sire: { ...reports.sire, reported_at: null },
+    sire: { ...reports.sire, reported_at: null, exit: NO_EXIT },
     sire_reported: false,
     fingerprint: input.fingerprint,
     cancelled_at: null,

@@ -9,11 +9,12 @@ import { DateTime, Effect } from "effect"
 /** America/Bogota: UTC−5 all year, no daylight saving (design §2), so a fixed offset is exact. */
 export const bogotaZone = DateTime.zoneMakeOffset(-5 * 60 * 60 * 1000)
 
+/** The calendar date in Bogotá, `YYYY-MM-DD`, at an instant. */
+export const dateInBogota = (instant: Date | DateTime.Utc): string =>
+  DateTime.formatIsoDate(DateTime.setZone(instant instanceof Date ? DateTime.unsafeFromDate(instant) : instant, bogotaZone))
+
 /** Today's calendar date in Bogotá, `YYYY-MM-DD`, from `Clock` (so `TestClock` drives it). */
-export const todayInBogota: Effect.Effect<string> = Effect.map(
-  DateTime.now,
-  (now) => DateTime.formatIsoDate(DateTime.setZone(now, bogotaZone))
-)
+export const todayInBogota: Effect.Effect<string> = Effect.map(DateTime.now, dateInBogota)
 
 /**
  * The calendar date `days` after `date` (before it when negative), both `YYYY-MM-DD`; `date` is a stored or

@@ -365,7 +365,8 @@ describe("migrate", () => {
             "0006_checkin",
             "0007_mail",
             "0008_panel",
-            "0009_event_order"
+            "0009_event_order",
+            "0010_report_safety"
           ]
         }
       })
@@ -405,7 +406,8 @@ describe("migrate", () => {
         { migration_id: 6, name: "checkin" },
         { migration_id: 7, name: "mail" },
         { migration_id: 8, name: "panel" },
-        { migration_id: 9, name: "event_order" }
+        { migration_id: 9, name: "event_order" },
+        { migration_id: 10, name: "report_safety" }
       ])
     } finally {
       await target.drop()

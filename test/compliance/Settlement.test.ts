@@ -4,6 +4,7 @@ import type { Verdict } from "../../src/compliance/Outcomes.ts"
 import * as Settlement from "../../src/compliance/Settlement.ts"
 import type { ReservationRow } from "../../src/reservations/ReservationRow.ts"
 import * as Transitions from "../../src/reservations/Transitions.ts"
+import { NO_EXIT } from "../../src/reservations/Transitions.ts"
 import { dueRow } from "../support/rows.ts"
 
 const AT = new Date("2026-12-10T15:00:00Z")
@@ -34,7 +35,7 @@ describe("settle (design §6.9): one report's verdict after a run", () => {
     expect(after.tra_reported).toBe(false)
     expect(events).toEqual(["tra.failed"])
     expect(after.status).toBe("failed")
-    const sireAccepted = dueRow({ sire: { status: "success", reported_at: "x", foreign_guests: 1 } })
+    const sireAccepted = dueRow({ sire: { status: "success", reported_at: "x", foreign_guests: 1, exit: NO_EXIT } })
     expect(settle(sireAccepted, Settlement.settle("tra", rejected)).after.status).toBe("partial")
   })
 

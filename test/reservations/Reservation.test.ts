@@ -340,7 +340,7 @@ describe("enums", () => {
     checkin_status: "pending",
     guests_registered: 0,
     tra: { ...report, sends_on: "2026-03-10", mincit_code: null },
-    sire: { ...report, foreign_guests: 0 }
+    sire: { ...report, foreign_guests: 0, exit: { status: "not_applicable", sends_on: null, reported_at: null } }
   }
   const responseCases: ReadonlyArray<readonly [string, ReadonlyArray<unknown>, ReadonlyArray<unknown>]> = [
     [
@@ -811,7 +811,11 @@ describe("responses", () => {
     checkin_status: "completed",
     guests_registered: 2,
     tra: { ...report, sends_on: "2026-03-10", mincit_code: 4242 },
-    sire: { ...report, foreign_guests: 1 }
+    sire: {
+      ...report,
+      foreign_guests: 1,
+      exit: { status: "success", sends_on: "2026-03-12", reported_at: "2026-03-12T15:00:00.000Z", simulated: true }
+    }
   }
   const reservation = {
     ...status,
@@ -871,7 +875,13 @@ describe("responses", () => {
     ],
     ["Report without warning or simulated", Report, { status: "not_applicable", reported_at: null }],
     ["TraReport", TraReport, { status: "pending", reported_at: null, warning: "x", sends_on: null, mincit_code: null }],
-    ["SireReport", SireReport, { status: "error", reported_at: null, warning: "rejected", foreign_guests: 2 }]
+    ["SireReport", SireReport, {
+      status: "error",
+      reported_at: null,
+      warning: "rejected",
+      foreign_guests: 2,
+      exit: { status: "not_applicable", sends_on: null, reported_at: null }
+    }]
   ] as const)("%s decodes and encodes back unchanged", (_name, schema, value) => {
     const decodedValue = decoded(schema as Schema.Schema<any, any, never>, value)
     expect(Schema.encodeSync(schema as Schema.Schema<any, any, never>)(decodedValue)).toEqual(value)

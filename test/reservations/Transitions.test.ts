@@ -98,7 +98,7 @@ describe("rules applied by the transition path", () => {
     const input = { settings, nationalities: ["CO", "US"], simulatedCode: 4242 }
     const live = Transitions.withDueReports(dueRow(), input, AT)
     expect(live.tra).toEqual({ status: "pending", sends_on: "2026-12-10", reported_at: null, mincit_code: null })
-    expect(live.sire).toEqual({ status: "pending", foreign_guests: 1, reported_at: null })
+    expect(live.sire).toEqual({ status: "pending", foreign_guests: 1, reported_at: null, exit: Transitions.NO_EXIT })
     expect([live.tra_reported, live.sire_reported]).toEqual([false, false])
 
     const test = Transitions.withDueReports(dueRow({ environment: "test", sandbox_simulate: "sire_failed" }), input, AT)

@@ -85,7 +85,7 @@ describe("POST /api/partners/registrations (endpoint 7), live key", () => {
       checkin_status: "completed",
       guests_registered: 2,
       tra: { status: "pending", reported_at: null, sends_on: "2026-12-20", mincit_code: null },
-      sire: { status: "pending", reported_at: null, foreign_guests: 1 }
+      sire: { status: "pending", reported_at: null, foreign_guests: 1, exit: { status: "not_applicable", sends_on: null, reported_at: null } }
     })
     const [row] = await db.query<Record<string, unknown>>(
       `SELECT flow, motivo, tipo_acomodacion, contract_required, registration_complete, completed_at IS NOT NULL AS done,
@@ -115,7 +115,7 @@ describe("POST /api/partners/registrations (endpoint 7), live key", () => {
     const res = await submit(a.liveKey, body({ property_id: full.property_id, guests: [colombian()] }))
     expect(res.status).toBe(201)
     expect(res.body.status).toBe("pending_compliance")
-    expect(res.body.sire).toEqual({ status: "not_applicable", reported_at: null, foreign_guests: 0 })
+    expect(res.body.sire).toEqual({ status: "not_applicable", reported_at: null, foreign_guests: 0, exit: { status: "not_applicable", sends_on: null, reported_at: null } })
     const events = await eventsOf(res.body.reservation_id)
     expect(events.map((e) => e.type)).toEqual(["reservation.created", "registration.completed"])
     expect(events[0]!.body.data.guests).toBeUndefined()
@@ -143,7 +143,8 @@ describe("POST /api/partners/registrations (endpoint 7), live key", () => {
       status: "pending",
       reported_at: null,
       foreign_guests: 1,
-      warning: Warnings.sireHotelCodeMissing
+      warning: Warnings.sireHotelCodeMissing,
+      exit: { status: "not_applicable", sends_on: null, reported_at: null }
     })
 
     const noSireRes = await submit(a.liveKey, body({ property_id: noSire.property_id }))
@@ -152,7 +153,8 @@ describe("POST /api/partners/registrations (endpoint 7), live key", () => {
       status: "not_applicable",
       reported_at: null,
       foreign_guests: 1,
-      warning: Warnings.sireNotReported
+      warning: Warnings.sireNotReported,
+      exit: { status: "not_applicable", sends_on: null, reported_at: null }
     })
 
     const noTraRes = await submit(a.liveKey, body({ property_id: noTra.property_id }))
@@ -207,7 +209,14 @@ describe("POST /api/partners/registrations (endpoint 7), test key", () => {
       simulated: true
     })
     expect(Number.isInteger(res.body.tra.mincit_code) && res.body.tra.mincit_code >= 100_000).toBe(true)
-    expect(res.body.sire).toEqual({ status: "success", reported_at: expect.any(String), foreign_guests: 1, simulated: true })
+    // The entry was accepted (simulated): the exit is simulated at once too, due on check_out (design §6.8).
+    expect(res.body.sire).toEqual({
+      status: "success",
+      reported_at: expect.any(String),
+      foreign_guests: 1,
+      simulated: true,
+      exit: { status: "success", sends_on: "2026-12-23", reported_at: expect.any(String), simulated: true }
+    })
 
     const events = await eventsOf(res.body.reservation_id)
     expect(events.map((e) => e.type)).toEqual([

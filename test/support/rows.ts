@@ -1,4 +1,5 @@
 import type { GuestRow, ReservationRow } from "../../src/reservations/ReservationRow.ts"
+import { NO_EXIT } from "../../src/reservations/Transitions.ts"
 
 /** A stored live reservation of two guests, nothing registered yet, as `ReservationRepo` hands it over. */
 export const reservationRow = (overrides: Partial<ReservationRow> = {}): ReservationRow => ({
@@ -38,7 +39,7 @@ export const reservationRow = (overrides: Partial<ReservationRow> = {}): Reserva
   contract_signer: null,
   tra: { status: "not_applicable", reported_at: null, sends_on: null, mincit_code: null },
   tra_reported: false,
-  sire: { status: "not_applicable", reported_at: null, foreign_guests: 0 },
+  sire: { status: "not_applicable", reported_at: null, foreign_guests: 0, exit: NO_EXIT },
   sire_reported: false,
   fingerprint: "f",
   cancelled_at: null,
@@ -60,7 +61,7 @@ export const dueRow = (overrides: Partial<ReservationRow> = {}): ReservationRow 
     completed_at: new Date("2026-12-02T12:00:00Z"),
     status: "pending_compliance",
     tra: { status: "pending", reported_at: null, sends_on: "2026-12-10", mincit_code: null },
-    sire: { status: "pending", reported_at: null, foreign_guests: 1 },
+    sire: { status: "pending", reported_at: null, foreign_guests: 1, exit: NO_EXIT },
     ...overrides
   })
 
