@@ -6,17 +6,18 @@ import type { RunningApp } from "./app.ts"
 
 /**
  * A runtime holding one background service (`layer`) on the same database and data directory as `app`,
- * with what such services need: the database, `AppConfig`, and outbound HTTP with private addresses allowed
+ * with what such services need: the database, `AppConfig` (from `env` beyond the database and data directory), and outbound HTTP with private addresses allowed
  * (the fakes listen on 127.0.0.1). Tests drive it round by round, on a `TestClock`, while the app runs with
  * ROLE=api so that no loop of its own competes.
  */
 export const serviceRuntime = <A, E>(
   app: Pick<RunningApp, "dataDir" | "env">,
-  layer: Layer.Layer<A, E, any>
+  layer: Layer.Layer<A, E, any>,
+  env: Readonly<Record<string, string>> = {}
 ): ManagedRuntime.ManagedRuntime<A, unknown> => {
   const config = AppConfig.layer.pipe(
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
-      new Map([["DATABASE_URL", app.env.DATABASE_URL ?? ""], ["DATA_DIR", app.dataDir]])
+      new Map([["DATABASE_URL", app.env.DATABASE_URL ?? ""], ["DATA_DIR", app.dataDir], ...Object.entries(env)])
     )))
   )
   return ManagedRuntime.make(

@@ -1,0 +1,284 @@
+import { afterEach, describe, expect, test } from "bun:test"
+import { FetchHttpClient } from "@effect/platform"
+import { Effect, Layer, type ManagedRuntime, Option, Redacted, TestClock, TestContext } from "effect"
+import { Reference } from "../../src/compliance/Reference.ts"
+import { ReportRuns } from "../../src/compliance/ReportRuns.ts"
+import * as SireGateway from "../../src/compliance/SireGateway.ts"
+import * as TraClient from "../../src/compliance/TraClient.ts"
+import { Reservations } from "../../src/reservations/Reservations.ts"
+import * as Trm from "../../src/trm/Trm.ts"
+import { Outbox } from "../../src/webhooks/Outbox.ts"
+import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
+import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { type FakeSire, startFakeSire } from "../support/fakeSire.ts"
+import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
+import { colombian, foreigner, registrationBody } from "../support/guests.ts"
+import { serviceRuntime } from "../support/services.ts"
+import { bogotaToday } from "../support/trm.ts"
+
+/**
+ * SIRE exit movements (design §6.8), driven over several Bogotá days on a `TestClock`: every foreign guest whose
+ * entry (E) went out gets an exit (S) due on `check_out` — moved by an extension or a shortening, brought forward
+ * by an early cancellation —, sent in the same files, transports and manual confirmation as entries, reported as
+ * `sire.exit` without an event of its own and without touching the reservation's `status`.
+ *
+ * Each test has its own database, app (ROLE=api: no loop of its own) and fakes; its runs go through a
+ * `ReportRuns` runtime whose clock the test sets to noon in Bogotá of the day it plays. Dates are counted from
+ * the real Bogotá date, since the API (creating, changing, cancelling) runs on the real clock.
+ */
+const GATEWAY_TOKEN = "exit-gateway-token"
+
+interface World {
+  readonly tra: FakeTra
+  readonly sire: FakeSire
+  readonly db: TestDatabase
+  readonly app: RunningApp
+  readonly liveKey: string
+  readonly propertyId: string
+  readonly runtime: ManagedRuntime.ManagedRuntime<ReportRuns, unknown>
+}
+
+let worlds: Array<World> = []
+
+afterEach(async () => {
+  for (const world of worlds) {
+    await world.runtime.dispose()
+    await world.app.stop()
+    await world.db.drop()
+    world.tra.stop()
+    world.sire.stop()
+  }
+  worlds = []
+})
+
+const start = async (mode: "manual" | "gateway", options: { readonly reportsTra?: boolean } = {}): Promise<World> => {
+  const tra = startFakeTra()
+  const sire = startFakeSire({ token: GATEWAY_TOKEN })
+  const db = await freshDatabase()
+  const env = { SIRE_MODE: mode, SIRE_GATEWAY_URL: sire.url, SIRE_GATEWAY_TOKEN: GATEWAY_TOKEN, TRA_BASE_URL: tra.url }
+  const app = await startApp({ DATABASE_URL: db.url, ROLE: "api", ...env })
+  const account = await seedAccount(app)
+  const property = await admin(app, (c) =>
+    c.CreateProperty({
+      account_id: account.accountId,
+      name: "Hotel Salida",
+      rnt_id: "13579",
+      tra_token: Redacted.make(DEFAULT_TOKEN),
+      sire_hotel_code: "2468",
+      sire_city_code: "11001",
+      ...(options.reportsTra === false ? { reports_tra: false } : {})
+    }))
+  const runtime = serviceRuntime(
+    app,
+    ReportRuns.Default.pipe(
+      Layer.provide([
+        TraClient.layer({ baseUrl: tra.url, concurrency: 2 }).pipe(Layer.provide(FetchHttpClient.layer)),
+        SireGateway.layer({ url: sire.url, token: Option.some(Redacted.make(GATEWAY_TOKEN)) }).pipe(
+          Layer.provide(FetchHttpClient.layer)
+        ),
+        Reference.default,
+        Outbox.Default,
+        Reservations.Default.pipe(Layer.provide(Trm.layer), Layer.provide(FetchHttpClient.layer))
+      ])
+    ),
+    env
+  )
+  const world = { tra, sire, db, app, liveKey: account.liveKey, propertyId: property.property_id, runtime }
+  worlds.push(world)
+  return world
+}
+
+/** The Bogotá date `days` after today's. */
+const day = (days: number) => new Date(Date.parse(`${bogotaToday()}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
+/** `YYYY-MM-DD` as the SIRE file writes dates. */
+const sireDate = (date: string) => date.split("-").reverse().join("/")
+
+/** A report run at noon in Bogotá (17:00 UTC) of `date`, on the runtime's TestClock. */
+const runOn = (world: World, date: string) =>
+  world.runtime.runPromise(
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.parse(`${date}T17:00:00Z`))
+      return yield* Effect.flatMap(ReportRuns, (runs) => runs.run())
+    }).pipe(Effect.provide(TestContext.TestContext))
+  )
+
+let documents = 60_000_000
+const register = async (world: World, stay: { check_in: string; check_out: string }) => {
+  const foreign = foreigner({ numero_documento: `S${documents++}` })
+  const body = registrationBody(world.propertyId, [colombian({ numero_documento: String(documents++) }), foreign], stay)
+  const res = await call(world.app, "POST", "/api/partners/registrations", { key: world.liveKey, json: body })
+  expect(res.status).toBe(201)
+  return { externalId: body.external_id as string, document: foreign.numero_documento as string }
+}
+const detail = async (world: World, externalId: string) =>
+  (await call(world.app, "GET", `/api/partners/registrations?external_id=${externalId}`, { key: world.liveKey })).body
+const change = async (world: World, externalId: string, json: Record<string, unknown>) => {
+  const res = await call(world.app, "PATCH", "/api/partners/reservations", { key: world.liveKey, json: { external_id: externalId, ...json } })
+  expect({ status: res.status, body: res.body }).toMatchObject({ status: 200 })
+  return res.body
+}
+const eventsOf = async (world: World, externalId: string) =>
+  (await world.db.query<{ type: string }>(
+    "SELECT e.type FROM events e JOIN reservations r ON r.id = e.reservation_id WHERE r.external_id = $1 ORDER BY e.seq",
+    [externalId]
+  )).map((event) => event.type)
+/** The SIRE lines the gateway received for a document number: [movement, date] per line. */
+const linesOf = (world: World, document: string) =>
+  world.sire.uploads.flatMap((upload) => upload.rows.filter((row) => row[3] === document).map((row) => [row[8], row[9]]))
+
+describe("SIRE exit movements over several Bogotá days (TestClock)", () => {
+  test("gateway: the entry goes out on the arrival day, the exit on the check-out day; no event, no status change", async () => {
+    const world = await start("gateway")
+    const { externalId, document } = await register(world, { check_in: day(1), check_out: day(3) })
+
+    await runOn(world, day(0))
+    expect(linesOf(world, document)).toEqual([])
+    expect((await detail(world, externalId)).sire.exit).toEqual({ status: "not_applicable", sends_on: null, reported_at: null })
+
+    await runOn(world, day(1))
+    expect(linesOf(world, document)).toEqual([["E", sireDate(day(1))]])
+    const entered = await detail(world, externalId)
+    expect(entered.status).toBe("compliant")
+    expect(entered.sire.status).toBe("success")
+    expect(entered.sire.exit).toEqual({ status: "pending", sends_on: day(3), reported_at: null })
+    const eventsAfterEntry = await eventsOf(world, externalId)
+
+    await runOn(world, day(2))
+    expect(linesOf(world, document)).toHaveLength(1)
+    expect((await detail(world, externalId)).sire.exit.status).toBe("pending")
+
+    await runOn(world, day(3))
+    expect(linesOf(world, document)).toEqual([["E", sireDate(day(1))], ["S", sireDate(day(3))]])
+    const left = await detail(world, externalId)
+    expect(left.sire.exit).toEqual({ status: "success", sends_on: day(3), reported_at: expect.any(String) })
+    expect(left.sire.status).toBe("success")
+    expect(left.status).toBe("compliant")
+    expect(await eventsOf(world, externalId)).toEqual(eventsAfterEntry)
+
+    // Nothing more, ever.
+    await runOn(world, day(4))
+    expect(linesOf(world, document)).toHaveLength(2)
+  })
+
+  test("an extension moves the exit later, a shortening earlier; it goes out on the last date set", async () => {
+    // Shortening a stay is refused once the TRA went out (design §6.6), so this property reports SIRE only.
+    const world = await start("gateway", { reportsTra: false })
+    const { externalId, document } = await register(world, { check_in: day(0), check_out: day(3) })
+    await runOn(world, day(0))
+    expect((await detail(world, externalId)).sire.exit.sends_on).toBe(day(3))
+
+    await change(world, externalId, { check_out: day(5) })
+    expect((await detail(world, externalId)).sire.exit).toEqual({ status: "pending", sends_on: day(5), reported_at: null })
+    await runOn(world, day(3))
+    expect(linesOf(world, document).filter(([movement]) => movement === "S")).toEqual([])
+
+    await change(world, externalId, { check_out: day(4) })
+    expect((await detail(world, externalId)).sire.exit.sends_on).toBe(day(4))
+    await runOn(world, day(4))
+    expect(linesOf(world, document)).toEqual([["E", sireDate(day(0))], ["S", sireDate(day(4))]])
+    expect((await detail(world, externalId)).sire.exit).toMatchObject({ status: "success", sends_on: day(4) })
+  })
+
+  test("cancelled after the entry went out: the exit is due on the cancellation's date; before: no exit", async () => {
+    const world = await start("gateway")
+    const early = await register(world, { check_in: day(0), check_out: day(4) })
+    const never = await register(world, { check_in: day(0), check_out: day(4) })
+    const cancel = (externalId: string) =>
+      call(world.app, "POST", "/api/partners/reservations/cancel", { key: world.liveKey, json: { external_id: externalId } })
+
+    expect((await cancel(never.externalId)).body.already_reported).toEqual({ tra: false, sire: false })
+    await runOn(world, day(0))
+    expect(linesOf(world, never.document)).toEqual([])
+    expect((await detail(world, never.externalId)).sire.exit.status).toBe("not_applicable")
+
+    expect(linesOf(world, early.document)).toEqual([["E", sireDate(day(0))]])
+    const cancelled = await cancel(early.externalId)
+    expect(cancelled.body.already_reported).toEqual({ tra: true, sire: true })
+    const waiting = await detail(world, early.externalId)
+    expect(waiting.sire.exit).toEqual({ status: "pending", sends_on: day(0), reported_at: null })
+    const eventsAtCancel = await eventsOf(world, early.externalId)
+    expect(eventsAtCancel.at(-1)).toBe("reservation.cancelled")
+
+    await runOn(world, day(0))
+    expect(linesOf(world, early.document)).toEqual([["E", sireDate(day(0))], ["S", sireDate(day(0))]])
+    const after = await detail(world, early.externalId)
+    expect(after.sire.exit).toMatchObject({ status: "success", sends_on: day(0) })
+    expect(after.status).toBe(waiting.status)
+    expect(await eventsOf(world, early.externalId)).toEqual(eventsAtCancel)
+  })
+
+  test("a refused exit line: exit error with the gateway's message; the entry and the status stay as they were", async () => {
+    const world = await start("gateway")
+    const { externalId, document } = await register(world, { check_in: day(0), check_out: day(1) })
+    await runOn(world, day(0))
+    world.sire.rejectLine(1, "Fecha de salida inválida")
+    await runOn(world, day(1))
+    expect(linesOf(world, document).at(-1)).toEqual(["S", sireDate(day(1))])
+    const after = await detail(world, externalId)
+    expect(after.sire.exit).toEqual({
+      status: "error",
+      sends_on: day(1),
+      reported_at: expect.any(String),
+      warning: expect.stringContaining("Fecha de salida inválida")
+    })
+    expect(after.sire.status).toBe("success")
+    expect(after.status).toBe("compliant")
+    // An error is final: no run sends it again on its own (an operator re-queues it, design §9).
+    await runOn(world, day(2))
+    expect(linesOf(world, document)).toHaveLength(2)
+  })
+
+  test("a gateway that does not answer on the exit's day: the exit stays pending and goes out on the next run", async () => {
+    const world = await start("gateway")
+    const { externalId, document } = await register(world, { check_in: day(0), check_out: day(1) })
+    await runOn(world, day(0))
+    world.sire.fail("500")
+    await runOn(world, day(1))
+    expect((await detail(world, externalId)).sire.exit.status).toBe("pending")
+    await runOn(world, day(2))
+    expect(linesOf(world, document).map(([movement]) => movement)).toEqual(["E", "S", "S"])
+    expect((await detail(world, externalId)).sire.exit).toMatchObject({ status: "success", sends_on: day(1) })
+  })
+
+  test("manual: entry and exit each wait in a kept file until the operator confirms it", async () => {
+    const world = await start("manual")
+    const { externalId, document } = await register(world, { check_in: day(0), check_out: day(2) })
+    const files = async () => (await admin(world.app, (c) => c.SireFiles({}))).files
+    const confirm = (fileId: string) => admin(world.app, (c) => c.ConfirmSireFile({ file_id: fileId }))
+    const movementsIn = (content: string) =>
+      content.split("\r\n").filter((line) => line.includes(document)).map((line) => line.split("\t")[8])
+
+    await runOn(world, day(0))
+    const [entryFile] = await files()
+    expect(movementsIn(entryFile!.content)).toEqual(["E"])
+    // In a generated file the entry counts as sent (design §6.8): its exit is due, the entry waits for confirmation.
+    const generated = await detail(world, externalId)
+    expect(generated.sire.status).toBe("pending")
+    expect(generated.sire.exit).toEqual({ status: "pending", sends_on: day(2), reported_at: null })
+    await confirm(entryFile!.file_id)
+    const confirmed = await detail(world, externalId)
+    expect(confirmed.sire.status).toBe("success")
+    expect(confirmed.sire.exit.status).toBe("pending")
+    expect(confirmed.status).toBe("compliant")
+
+    await runOn(world, day(1))
+    expect(await files()).toHaveLength(1)
+    await runOn(world, day(2))
+    const [exitFile] = await files()
+    expect(exitFile!.file_id).not.toBe(entryFile!.file_id)
+    expect(movementsIn(exitFile!.content)).toEqual(["S"])
+    expect(exitFile!.content).toContain(sireDate(day(2)))
+    expect((await detail(world, externalId)).sire.exit.status).toBe("pending")
+    // Waiting for the operator is not a failure: later runs neither resend nor give up.
+    await runOn(world, day(6))
+    expect(await files()).toHaveLength(2)
+    expect((await detail(world, externalId)).sire.exit.status).toBe("pending")
+
+    await confirm(exitFile!.file_id)
+    const done = await detail(world, externalId)
+    expect(done.sire.exit).toMatchObject({ status: "success", sends_on: day(2), reported_at: expect.any(String) })
+    expect(done.sire.status).toBe("success")
+    expect(done.status).toBe("compliant")
+    expect(world.sire.uploads).toHaveLength(0)
+  })
+})
