@@ -1,27 +1,188 @@
-import { Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { AutoCorrect, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
 import { BunContext, BunRuntime } from "@effect/platform-bun"
 import { RpcClient, RpcSerialization } from "@effect/rpc"
 import type { RpcClientError } from "@effect/rpc/RpcClientError"
-import { Cause, Config, Console, Data, Effect, Layer, Option, ParseResult, Redacted } from "effect"
+import {
+  Array as Arr,
+  Cause,
+  Config,
+  Console,
+  Data,
+  Effect,
+  Layer,
+  Option,
+  ParseResult,
+  Redacted,
+  Schema,
+  SchemaAST
+} from "effect"
 import * as NodeFs from "node:fs/promises"
 import { AdminError } from "./admin/AdminError.ts"
-import { AdminRpcs } from "./admin/AdminRpcs.ts"
+import { AccountName, AdminRpcs, Limit } from "./admin/AdminRpcs.ts"
 import { tokenFile } from "./admin/AdminToken.ts"
 import * as AppConfig from "./config/AppConfig.ts"
 import * as Database from "./db/Database.ts"
 import { runMigrations } from "./db/migrations.ts"
+import { Email, IsoDate } from "./reservations/Reservation.ts"
+import { Environment } from "./shared/Environment.ts"
 
 /**
  * The ops CLI (design §4): a client of the admin RPC, except `migrate`, which connects to DATABASE_URL.
- * Every command prints one JSON document on stdout, or `{error, code}` on stderr with a non-zero exit.
+ * Every command prints one JSON document on stdout. A failure is one line on stderr: the `{error, code}`
+ * document, or `error: …` when stderr is a terminal; exit 2 when the command line was refused before anything
+ * was sent, 1 otherwise (docs/decisions.md, "Ops CLI: help, colour and errors").
  */
 
-class CliFailure extends Data.TaggedError("CliFailure")<{ readonly code: string; readonly message: string }> {}
+class CliFailure extends Data.TaggedError("CliFailure")<{
+  readonly code: string
+  readonly message: string
+  /** The command line itself was refused: nothing was sent or changed (exit 2). */
+  readonly usage?: boolean
+}> {}
+
+const EXAMPLE_ID = "0b9f6f8e-3c1a-4d8e-9a55-2f4f1c7a9d10"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Help text and option values
+
+/** An option's help: what it is for, its default ("Required." if it has none) and an example. */
+interface OptionHelp {
+  readonly what: string
+  readonly default: string
+  readonly example: string
+}
+
+const describedAs = (help: OptionHelp) => <A>(self: Options.Options<A>) =>
+  self.pipe(
+    Options.withDescription(help.what),
+    Options.withDescription(help.default === "Required." ? help.default : `Default: ${help.default}`),
+    Options.withDescription(`Example: ${help.example}`)
+  )
+
+/** Values refused by the service's own schema: reported with the code the service would answer, `invalid_request`. */
+const refusedByApi = new WeakSet<ValidationError.ValidationError>()
+
+/**
+ * A text option held to `schema` while the command line is parsed, so a bad value is refused before anything
+ * is sent, in one line naming the option, the rule and the value. `rule` words it where the schema has no
+ * message of its own; which values pass is always the schema's decision.
+ */
+const checkedBy = <A, I extends string>(
+  name: string,
+  schema: Schema.Schema<A, I>,
+  options: { readonly rule?: string; readonly api?: boolean } = {}
+) =>
+  Options.mapEffect((text: string) =>
+    Schema.decodeUnknown(schema)(text).pipe(
+      Effect.mapError((error) => {
+        const rule = options.rule ?? oneLine(ParseResult.TreeFormatter.formatErrorSync(error))
+        const refusal = ValidationError.invalidValue(HelpDoc.p(`--${name} ${rule} (got ${JSON.stringify(text)})`))
+        if (options.api !== false) refusedByApi.add(refusal)
+        return refusal
+      })
+    )
+  )
+
+/** A number typed as text and held to `schema`; text that is no number gets `schema`'s own message. */
+const numberHeldTo = (schema: Schema.Schema<number>) =>
+  Schema.compose(Schema.NumberFromString, schema).annotations(
+    Option.match(SchemaAST.getMessageAnnotation(schema.ast), { onNone: () => ({}), onSome: (message) => ({ message }) })
+  )
+
+const environmentRule = `must be ${Environment.literals.join(" or ")}`
+
+/** The admin URL as typed: absolute http(s), so `localhost:3000` (a URL with scheme "localhost:") is refused. */
+const HttpUrl = Schema.String.pipe(
+  Schema.filter((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), {
+    message: () => "must be an http:// or https:// URL"
+  })
+)
+
+const accountOption = Options.text("account").pipe(
+  Options.withPseudoName("ACCOUNT_ID"),
+  describedAs({
+    what: "The account's id: account_id as printed by accounts create.",
+    default: "Required.",
+    example: `--account ${EXAMPLE_ID}`
+  })
+)
+
+const optionalText = (name: string, pseudoName: string, help: OptionHelp) =>
+  Options.text(name).pipe(Options.withPseudoName(pseudoName), describedAs(help), Options.optional)
+
+const flag = (name: string, help: Omit<OptionHelp, "example">) =>
+  Options.boolean(name).pipe(describedAs({ ...help, example: `--${name}` }))
+
+/** A per-key limit per minute of `accounts limits`, held to the admin RPC's `Limit`. */
+const limitOption = (name: string, what: string, spec: number) =>
+  Options.text(name).pipe(
+    Options.withPseudoName("N"),
+    describedAs({
+      what: `${what} per minute, for each of the account's keys (the spec's default is ${spec}).`,
+      default: "unchanged",
+      example: `--${name} ${spec * 2}`
+    }),
+    checkedBy(name, numberHeldTo(Limit)),
+    Options.optional
+  )
+
+const environmentOption = (help: OptionHelp) =>
+  Options.text("env").pipe(
+    Options.withPseudoName(Environment.literals.join("|")),
+    describedAs(help),
+    checkedBy("env", Environment, { rule: environmentRule })
+  )
+
+/** One block per command: what it does, what it prints, an example; the first sentence is its summary. */
+interface About {
+  readonly summary: string
+  readonly details?: string
+  readonly prints: string
+  readonly example: string
+}
+
+/** Each command's summary, for the overviews in the help of `cli` and of each group. */
+const summaries = new WeakMap<object, string>()
+
+const documented = (about: About) => <Name extends string, R, E, A>(command: Command.Command<Name, R, E, A>) => {
+  const described = Command.withDescription(
+    command,
+    HelpDoc.blocks([
+      HelpDoc.p(about.summary),
+      ...(about.details === undefined ? [] : [HelpDoc.p(about.details)]),
+      HelpDoc.p(`Prints ${about.prints}.`),
+      HelpDoc.p(`Example: ${about.example}`)
+    ])
+  )
+  summaries.set(described, about.summary)
+  return described
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Calling the service
 
 const root = Command.make("cli", {
-  url: Options.text("url").pipe(Options.optional, Options.withDescription("admin RPC base URL [ADMIN_URL]")),
-  token: Options.text("token").pipe(Options.optional, Options.withDescription("admin token [ADMIN_TOKEN, token file]"))
+  url: Options.text("url").pipe(
+    Options.withPseudoName("URL"),
+    describedAs({
+      what: "Base URL of the running service; the admin RPC is URL/rpc/admin.",
+      default: "$ADMIN_URL, else http://127.0.0.1:$PORT with the service's PORT (3000 when PORT is unset)",
+      example: "--url http://10.0.4.7:8080"
+    }),
+    checkedBy("url", HttpUrl, { api: false }),
+    Options.optional
+  ),
+  token: Options.text("token").pipe(
+    Options.withPseudoName("TOKEN"),
+    describedAs({
+      what: "The admin token (ADMIN_TOKEN of the service).",
+      default: "$ADMIN_TOKEN, else the file DATA_DIR/admin-token the service wrote at its first start "
+        + "(DATA_DIR defaults to ./data)",
+      example: "--token \"$(cat /srv/partner/data/admin-token)\""
+    }),
+    Options.optional
+  )
 })
 
 const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
@@ -42,49 +203,116 @@ const configuredToken = Effect.gen(function*() {
   )
 })
 
+/** The admin URL, and where it came from so that a failure to reach it says how to change it. */
+interface AdminUrl {
+  readonly url: string
+  readonly origin: string
+}
+
+const adminUrl = (flag: Option.Option<string>) =>
+  Effect.gen(function*() {
+    if (Option.isSome(flag)) {
+      return { url: flag.value, origin: "the URL comes from --url (ADMIN_URL is not used when --url is given)" }
+    }
+    const fromEnv = yield* Config.option(Config.string("ADMIN_URL"))
+    if (Option.isSome(fromEnv) && fromEnv.value.trim() !== "") {
+      const url = fromEnv.value.trim()
+      if (!Schema.is(HttpUrl)(url)) {
+        return yield* new CliFailure({
+          code: "invalid_arguments",
+          message: `ADMIN_URL must be an http:// or https:// URL (got ${JSON.stringify(url)})`,
+          usage: true
+        })
+      }
+      return { url, origin: "the URL comes from ADMIN_URL: change it or pass --url" }
+    }
+    // Design §4: the default is the service's own default address on this host, on the same PORT.
+    const port = Option.filter(yield* Config.option(Config.string("PORT")), (p) => p.trim() !== "")
+    const text = Option.getOrElse(port, () => "3000").trim()
+    if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 65535) {
+      return yield* new CliFailure({
+        code: "invalid_arguments",
+        message: `PORT must be a port number from 1 to 65535 (got ${JSON.stringify(text)}); `
+          + "or say where the service is with --url or ADMIN_URL",
+        usage: true
+      })
+    }
+    const assumed = Option.isSome(port) ? `PORT=${text}` : "PORT unset, so 3000"
+    return {
+      url: `http://127.0.0.1:${text}`,
+      origin: `no --url or ADMIN_URL was given, so the URL is http://127.0.0.1:$PORT (${assumed}): `
+        + "pass --url, set ADMIN_URL, or set PORT to the service's port on this host"
+    }
+  })
+
+/** Why the admin RPC could not be called, in a few words. */
+const unreachableReason = (error: RpcClientError): string => {
+  const cause = error.cause
+  if (HttpClientError.isHttpClientError(cause)) {
+    if (cause._tag === "ResponseError") {
+      return `it answered HTTP ${cause.response.status}, not as the admin RPC (is this the service's address?)`
+    }
+    const code = (cause.cause as { code?: unknown } | undefined)?.code
+    if (code === "ECONNREFUSED") return "connection refused (nothing listens there)"
+    if (code === "ENOTFOUND") return "host not found"
+    if (code !== undefined) return String(code)
+  }
+  return error.message
+}
+
 /** Calls the admin RPC of the running service with the global `--url` / `--token`. */
 const withAdmin = <A>(
   use: (client: RpcClient.FromGroup<typeof AdminRpcs, RpcClientError>) => Effect.Effect<A, AdminError | RpcClientError>
 ) =>
   Effect.gen(function*() {
     const globals = yield* root
-    const port = yield* Config.integer("PORT").pipe(Config.withDefault(3000))
-    const url = Option.isSome(globals.url)
-      ? globals.url.value
-      : yield* Config.string("ADMIN_URL").pipe(Config.withDefault(`http://127.0.0.1:${port}`))
+    const where: AdminUrl = yield* adminUrl(globals.url)
     const token = Option.isSome(globals.token) ? globals.token.value : yield* configuredToken
     const http = Layer.effect(
       HttpClient.HttpClient,
       Effect.map(HttpClient.HttpClient, (client) =>
         client.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(Redacted.make(token)))))
     ).pipe(Layer.provide(FetchHttpClient.layer))
-    const protocol = RpcClient.layerProtocolHttp({ url: `${url.replace(/\/+$/, "")}/rpc/admin` }).pipe(
+    const endpoint = `${where.url.replace(/\/+$/, "")}/rpc/admin`
+    const protocol = RpcClient.layerProtocolHttp({ url: endpoint }).pipe(
       Layer.provide([http, RpcSerialization.layerJson])
     )
+    const unreachable = (reason: string) =>
+      new CliFailure({
+        code: "admin_unreachable",
+        message: `cannot call the admin RPC at ${endpoint}: ${reason}; ${where.origin}`
+      })
     const result = yield* RpcClient.make(AdminRpcs).pipe(
       Effect.flatMap(use),
       Effect.scoped,
       Effect.provide(protocol),
-      Effect.catchTag("RpcClientError", (error) =>
-        Effect.fail(
-          new CliFailure({ code: "admin_unreachable", message: `cannot call the admin RPC at ${url}: ${error.message}` })
-        )),
-      // The client validates payloads before sending: a refused value is the caller's mistake.
+      Effect.catchTag("RpcClientError", (error) => Effect.fail(unreachable(unreachableReason(error)))),
+      // The client checks payloads before sending: a field no option checks (e.g. a long --external-id).
       Effect.catchAllDefect((defect) =>
         Effect.fail(
           ParseResult.isParseError(defect)
-            ? new CliFailure({ code: "invalid_request", message: ParseResult.TreeFormatter.formatErrorSync(defect) })
-            : new CliFailure({ code: "admin_unreachable", message: `cannot call the admin RPC at ${url}: ${String(defect)}` })
+            ? new CliFailure({ code: "invalid_request", message: fieldErrors(defect), usage: true })
+            : unreachable(String(defect))
         )
       )
     )
     yield* print(result)
   })
 
-const account = Options.text("account").pipe(Options.withDescription("account id"))
-const optionalText = (name: string) => Options.text(name).pipe(Options.optional)
-const flag = (name: string) => Options.boolean(name)
+/** A payload the RPC client refused, one line: `field: message; …`, the first problem of each field. */
+const fieldErrors = (error: ParseResult.ParseError) => {
+  const byField = new Map<string, string>()
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const field = issue.path.join(".")
+    if (!byField.has(field)) byField.set(field, field === "" ? issue.message : `${field}: ${issue.message}`)
+  }
+  return Array.from(byField.values()).join("; ")
+}
+
 const value = <A>(option: Option.Option<A>) => Option.getOrUndefined(option)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Commands
 
 const migrate = Command.make("migrate", {}, () =>
   Effect.gen(function*() {
@@ -99,22 +327,51 @@ const migrate = Command.make("migrate", {}, () =>
       Effect.provide(Database.layer.pipe(Layer.provide(AppConfig.layer)))
     )
     yield* print({ applied })
+  })).pipe(documented({
+    summary: "Apply the pending database migrations on DATABASE_URL.",
+    details: "The service also migrates at start-up; run this in a deploy step before new instances start. "
+      + "It connects to the database itself, not to the service, and needs DATABASE_URL.",
+    prints: "{applied: [migration names]} ([] when there was nothing to do)",
+    example: "DATABASE_URL=postgres://app@db.internal:5432/partner cli migrate"
   }))
 
 const accountsCreate = Command.make(
   "create",
-  { name: Options.text("name"), email: Options.text("email") },
+  {
+    name: Options.text("name").pipe(
+      Options.withPseudoName("NAME"),
+      describedAs({
+        what: "The account's name, as operators and the account panel show it.",
+        default: "Required.",
+        example: "--name \"Hotelera Caribe\""
+      }),
+      checkedBy("name", AccountName, { rule: "must not be empty nor start or end with a space" })
+    ),
+    email: Options.text("email").pipe(
+      Options.withPseudoName("EMAIL"),
+      describedAs({
+        what: "The account holder's e-mail address (the API's e-mail rule).",
+        default: "Required.",
+        example: "--email ops@caribe.co"
+      }),
+      checkedBy("email", Email)
+    )
+  },
   ({ email, name }) => withAdmin((client) => client.CreateAccount({ name, email }))
-)
+).pipe(documented({
+  summary: "Create a partner account.",
+  prints: "{account_id, name, email}",
+  example: "cli accounts create --name \"Hotelera Caribe\" --email ops@caribe.co"
+}))
 
 const accountsLimits = Command.make(
   "limits",
   {
-    account,
-    reads: Options.integer("reads").pipe(Options.optional),
-    writes: Options.integer("writes").pipe(Options.optional),
-    tests: Options.integer("tests").pipe(Options.optional),
-    reset: flag("reset")
+    account: accountOption,
+    reads: limitOption("reads", "Reads (queries, properties, delivery history)", 120),
+    writes: limitOption("writes", "Writes (create, register, modify, cancel, map, manage webhooks)", 60),
+    tests: limitOption("tests", "Webhook test events", 10),
+    reset: flag("reset", { what: "Back to the spec's 120 reads, 60 writes and 10 tests.", default: "off" })
   },
   (o) =>
     withAdmin((client) =>
@@ -126,61 +383,171 @@ const accountsLimits = Command.make(
         reset: o.reset
       })
     )
-)
+).pipe(documented({
+  summary: "Set an account's rate limits per key per minute; the ones not given stay as they are.",
+  prints: "{account_id, limits: {reads, writes, tests}}",
+  example: `cli accounts limits --account ${EXAMPLE_ID} --reads 300 --writes 120`
+}))
 
 const accountsEnableLive = Command.make(
   "enable-live",
-  { account },
+  { account: accountOption },
   (o) => withAdmin((client) => client.EnableLive({ account_id: o.account }))
-)
+).pipe(documented({
+  summary: "Let an account that signed up in the panel (PANEL_SIGNUP=open) create live keys.",
+  prints: "{account_id, live_enabled: true}",
+  example: `cli accounts enable-live --account ${EXAMPLE_ID}`
+}))
 
 const sandboxCreate = Command.make(
   "create",
-  { account },
+  { account: accountOption },
   (o) => withAdmin((client) => client.CreateSandbox({ account_id: o.account }))
-)
+).pipe(documented({
+  summary: "Create an account's test environment: two test properties and a first test key.",
+  details: "Both properties report to TRA and SIRE (simulated); the second also requires the contract "
+    + "signature and document photos at check-in.",
+  prints: "{api_key, key_id, properties: [Property]}; the key is shown only here",
+  example: `cli sandbox create --account ${EXAMPLE_ID}`
+}))
 
 const keysCreate = Command.make(
   "create",
-  { account, env: Options.choice("env", ["test", "live"]) },
+  {
+    account: accountOption,
+    env: environmentOption({
+      what: "test: a sandbox key (svc_test_…, simulated reports); live: a production key (svc_live_…).",
+      default: "Required.",
+      example: "--env test"
+    })
+  },
   (o) => withAdmin((client) => client.CreateKey({ account_id: o.account, environment: o.env }))
-)
+).pipe(documented({
+  summary: "Create an API key; at most 3 active keys per environment.",
+  prints: "{key_id, api_key, environment}; the key is shown only here, keep it",
+  example: `cli keys create --account ${EXAMPLE_ID} --env live`
+}))
+
 const keysRevoke = Command.make(
   "revoke",
-  { key: Options.text("key").pipe(Options.withDescription("key id")) },
+  {
+    key: Options.text("key").pipe(
+      Options.withPseudoName("KEY_ID"),
+      describedAs({
+        what: "The key's key_id (from keys create or keys list), not the key itself.",
+        default: "Required.",
+        example: `--key ${EXAMPLE_ID}`
+      })
+    )
+  },
   (o) => withAdmin((client) => client.RevokeKey({ key_id: o.key }))
-)
-const keysList = Command.make("list", { account }, (o) => withAdmin((client) => client.ListKeys({ account_id: o.account })))
+).pipe(documented({
+  summary: "Revoke an API key: it is refused (401) at once.",
+  details: "Revoking a key twice keeps the first revoked_at.",
+  prints: "{key_id, revoked_at}",
+  example: `cli keys revoke --key ${EXAMPLE_ID}`
+}))
 
-/** Flags shared by `properties create` and `properties update`; on update, omitted = unchanged. */
-const propertyFlags = {
-  rnt: optionalText("rnt"),
-  externalId: optionalText("external-id"),
-  internalName: optionalText("internal-name"),
-  noTra: flag("no-tra"),
-  tra: flag("tra").pipe(Options.withDescription("report to TRA again (update)")),
-  noSire: flag("no-sire"),
-  sire: flag("sire").pipe(Options.withDescription("report to SIRE again (update)")),
-  contract: flag("contract"),
-  noContract: flag("no-contract"),
-  photos: flag("photos"),
-  noPhotos: flag("no-photos"),
-  checkinDisabled: flag("checkin-disabled"),
-  checkinEnabled: flag("checkin-enabled"),
-  traToken: optionalText("tra-token"),
-  sireHotelCode: optionalText("sire-hotel-code"),
-  sireCityCode: optionalText("sire-city-code"),
-  establishmentName: optionalText("establishment-name"),
-  tipoAcomodacion: optionalText("tipo-acomodacion")
+const keysList = Command.make("list", { account: accountOption }, (o) =>
+  withAdmin((client) => client.ListKeys({ account_id: o.account }))).pipe(documented({
+    summary: "List an account's API keys, revoked ones included, oldest first; never the keys themselves.",
+    prints: "{keys: [{key_id, environment, prefix, created_at, revoked_at}]}",
+    example: `cli keys list --account ${EXAMPLE_ID}`
+  }))
+
+/**
+ * Flags shared by `properties create` and `properties update`; on update, omitted = unchanged, so only the
+ * defaults differ in their help.
+ */
+const propertyFlags = (command: "create" | "update") => {
+  const unset = command === "create" ? "none" : "unchanged"
+  const onCreate = (created: string) => command === "create" ? created : "unchanged"
+  const updateOnly = (what: string) => `${what} Only useful on update.`
+  return {
+    rnt: optionalText("rnt", "RNT", {
+      what: "The property's Registro Nacional de Turismo number (rnt_id); partners may name the property by it.",
+      default: unset,
+      example: "--rnt 98765"
+    }),
+    externalId: optionalText("external-id", "ID", {
+      what: "The property's id in the partner's PMS (property_external_id in the API), unique per account "
+        + "and environment, 1 to 120 characters.",
+      default: unset,
+      example: "--external-id PMS-42"
+    }),
+    internalName: optionalText("internal-name", "NAME", {
+      what: "A name for the partner's own use (internal_name).",
+      default: unset,
+      example: "--internal-name muralla-centro"
+    }),
+    noTra: flag("no-tra", {
+      what: "Do not report this property's guests to the TRA (MinCIT).",
+      default: onCreate("reported")
+    }),
+    tra: flag("tra", { what: updateOnly("Report this property's guests to the TRA again."), default: "unchanged" }),
+    noSire: flag("no-sire", {
+      what: "Do not report this property's foreign guests to SIRE (Migración Colombia).",
+      default: onCreate("reported")
+    }),
+    sire: flag("sire", {
+      what: updateOnly("Report this property's foreign guests to SIRE again."),
+      default: "unchanged"
+    }),
+    contract: flag("contract", {
+      what: "Guests must sign the contract on the check-in page.",
+      default: onCreate("not required")
+    }),
+    noContract: flag("no-contract", { what: updateOnly("Guests no longer sign the contract."), default: "unchanged" }),
+    photos: flag("photos", {
+      what: "Guests must upload photos of their identity documents on the check-in page.",
+      default: onCreate("not required")
+    }),
+    noPhotos: flag("no-photos", { what: updateOnly("Document photos are no longer required."), default: "unchanged" }),
+    checkinDisabled: flag("checkin-disabled", {
+      what: "Turn the guest check-in page off for this property.",
+      default: onCreate("on")
+    }),
+    checkinEnabled: flag("checkin-enabled", {
+      what: updateOnly("Turn the check-in page back on."),
+      default: "unchanged"
+    }),
+    traToken: optionalText("tra-token", "TOKEN", {
+      what: "The property's token for the TRA web service; stored, never printed back.",
+      default: unset,
+      example: "--tra-token \"$TRA_TOKEN\""
+    }),
+    sireHotelCode: optionalText("sire-hotel-code", "CODE", {
+      what: "The hotel's code at Migración Colombia (SIRE), digits.",
+      default: unset,
+      example: "--sire-hotel-code 123456"
+    }),
+    sireCityCode: optionalText("sire-city-code", "CODE", {
+      what: "The DIVIPOLA code of the property's city, for SIRE.",
+      default: unset,
+      example: "--sire-city-code 13001"
+    }),
+    establishmentName: optionalText("establishment-name", "NAME", {
+      what: "The establishment's name as registered with the TRA.",
+      default: onCreate("the property's name"),
+      example: "--establishment-name \"Muralla SAS\""
+    }),
+    tipoAcomodacion: optionalText("tipo-acomodacion", "TIPO", {
+      what: "The accommodation type reported to the TRA when a registration does not give one.",
+      default: onCreate("Habitación"),
+      example: "--tipo-acomodacion Hotel"
+    })
+  }
 }
 
 /** A pair of flags → true, false, or unchanged; both at once is a usage error. */
 const toggle = (on: boolean, off: boolean, names: string) =>
   on && off
-    ? Effect.fail(new CliFailure({ code: "invalid_arguments", message: `${names}: pass one of the two, not both` }))
+    ? Effect.fail(
+      new CliFailure({ code: "invalid_arguments", message: `${names}: pass one of the two, not both`, usage: true })
+    )
     : Effect.succeed(off ? false : on ? true : undefined)
 
-type PropertyFlagValues = Command.Command.ParseConfig<typeof propertyFlags>
+type PropertyFlagValues = Command.Command.ParseConfig<ReturnType<typeof propertyFlags>>
 
 const settingsOf = (o: PropertyFlagValues) =>
   Effect.all({
@@ -201,83 +568,359 @@ const settingsOf = (o: PropertyFlagValues) =>
     tipo_acomodacion: value(o.tipoAcomodacion)
   })))
 
+const propertyName = (help: OptionHelp) =>
+  Options.text("name").pipe(
+    Options.withPseudoName("NAME"),
+    describedAs(help),
+    checkedBy("name", AccountName, { rule: "must not be empty nor start or end with a space" })
+  )
+
 const propertiesCreate = Command.make(
   "create",
   {
-    account,
-    name: Options.text("name"),
-    env: Options.choice("env", ["test", "live"]).pipe(Options.withDefault("live" as const)),
-    ...propertyFlags
+    account: accountOption,
+    name: propertyName({
+      what: "The property's name, as the partner API and the check-in page show it.",
+      default: "Required.",
+      example: "--name \"Hotel Muralla\""
+    }),
+    env: environmentOption({
+      what: "test: a sandbox property (simulated reports); live: a real one. Fixed at creation.",
+      default: "live",
+      example: "--env test"
+    }).pipe(Options.withDefault("live" as const)),
+    ...propertyFlags("create")
   },
   (o) =>
     Effect.flatMap(settingsOf(o), (settings) =>
       withAdmin((client) =>
         client.CreateProperty({ account_id: o.account, name: o.name, environment: o.env, ...settings })
       ))
-)
+).pipe(documented({
+  summary: "Create a property (a hotel) of an account, with its reporting and check-in settings.",
+  details: "By default it reports to TRA and SIRE, requires neither contract nor photos, and has check-in on.",
+  prints: "the spec's Property plus environment (never the TRA token)",
+  example: `cli properties create --account ${EXAMPLE_ID} --name "Hotel Muralla" --rnt 98765 `
+    + "--sire-hotel-code 123456 --sire-city-code 13001"
+}))
+
 // No --env here: a property's environment is fixed at creation.
 const propertiesUpdate = Command.make(
   "update",
-  { property: Options.text("property"), name: optionalText("name"), ...propertyFlags },
+  {
+    property: Options.text("property").pipe(
+      Options.withPseudoName("PROPERTY_ID"),
+      describedAs({
+        what: "The property's property_id (from properties create or the partner API).",
+        default: "Required.",
+        example: `--property ${EXAMPLE_ID}`
+      })
+    ),
+    name: propertyName({
+      what: "A new name for the property.",
+      default: "unchanged",
+      example: "--name \"Hotel Muralla\""
+    }).pipe(Options.optional),
+    ...propertyFlags("update")
+  },
   (o) =>
     Effect.flatMap(settingsOf(o), (settings) =>
       withAdmin((client) => client.UpdateProperty({ property_id: o.property, name: value(o.name), ...settings })))
-)
+).pipe(documented({
+  summary: "Change a property's settings; everything not given stays as it is.",
+  details: "Each setting that is switched by a flag has its opposite (--tra / --no-tra, --checkin-enabled / "
+    + "--checkin-disabled, …); giving both is refused.",
+  prints: "the Property plus environment",
+  example: `cli properties update --property ${EXAMPLE_ID} --checkin-disabled --name "Hotel Muralla Nueva"`
+}))
 
 const reportsRun = Command.make(
   "run",
-  { date: optionalText("date").pipe(Options.withDescription("Bogotá date YYYY-MM-DD (default today)")) },
+  {
+    date: Options.text("date").pipe(
+      Options.withPseudoName("YYYY-MM-DD"),
+      describedAs({
+        what: "Run every report due on or before this date (a Bogotá calendar date).",
+        default: "today in Bogotá",
+        example: "--date 2026-03-05"
+      }),
+      checkedBy("date", IsoDate),
+      Options.optional
+    )
+  },
   (o) => withAdmin((client) => client.RunReports({ date: value(o.date) }))
-)
+).pipe(documented({
+  summary: "Run now every live TRA and SIRE report that is due, without waiting for the next scheduled run.",
+  details: "Backoff waits after failures are skipped too.",
+  prints: "{date, reservations, tra: {sent, accepted, rejected}, sire: {sent, accepted, rejected}}",
+  example: "cli reports run --date 2026-03-05"
+}))
 
 const sireFiles = Command.make(
   "files",
-  { property: optionalText("property") },
+  {
+    property: optionalText("property", "PROPERTY_ID", {
+      what: "Only this property's files.",
+      default: "every property",
+      example: `--property ${EXAMPLE_ID}`
+    })
+  },
   (o) => withAdmin((client) => client.SireFiles({ property_id: value(o.property) }))
-)
+).pipe(documented({
+  summary: "List the SIRE files to upload in Migración Colombia's portal (SIRE_MODE=manual), newest first.",
+  prints: "{files: [{file_id, property_id, name, created_at, lines, status, content}]}",
+  example: `cli sire files --property ${EXAMPLE_ID}`
+}))
+
 const sireConfirm = Command.make(
   "confirm",
-  { file: Options.text("file") },
+  {
+    file: Options.text("file").pipe(
+      Options.withPseudoName("FILE_ID"),
+      describedAs({
+        what: "The file's file_id, from sire files.",
+        default: "Required.",
+        example: `--file ${EXAMPLE_ID}`
+      })
+    )
+  },
   (o) => withAdmin((client) => client.ConfirmSireFile({ file_id: o.file }))
+).pipe(documented({
+  summary: "Confirm that a SIRE file was uploaded in Migración Colombia's portal: its movements become accepted.",
+  prints: "{file_id, status}",
+  example: `cli sire confirm --file ${EXAMPLE_ID}`
+}))
+
+// ---------------------------------------------------------------------------------------------------------------
+// The command tree
+
+type AnyCommand = Command.Command<any, any, any, any>
+
+const nameOf = (command: AnyCommand) => Array.from(Command.getNames(command))[0] ?? ""
+
+/** `accounts create   Create a partner account.`, aligned: the overview in the help of `cli` and of a group. */
+const overview = (commands: ReadonlyArray<readonly [path: string, command: AnyCommand]>): HelpDoc.HelpDoc => {
+  const width = Math.max(...commands.map(([path]) => path.length))
+  const lines = commands.map(([path, command]) => HelpDoc.p(`${path.padEnd(width)}  ${summaries.get(command) ?? ""}`))
+  return Arr.isNonEmptyReadonlyArray(lines) ? HelpDoc.enumeration(lines) : HelpDoc.empty
+}
+
+const moreHelp = (prefix: string) =>
+  HelpDoc.p(`Commands (${prefix} COMMAND --help for each one's options and an example):`)
+
+/** A group of commands (`cli keys …`), described by what it is for and an overview of its commands. */
+const group = <const Commands extends Arr.NonEmptyReadonlyArray<AnyCommand>>(
+  name: string,
+  about: string,
+  commands: Commands
+) => {
+  const paths = commands.map((command) => [`${name} ${nameOf(command)}`, command] as const)
+  return {
+    name,
+    paths,
+    command: Command.make(name).pipe(
+      Command.withDescription(HelpDoc.blocks([HelpDoc.p(about), moreHelp(`cli ${name}`), overview(paths)])),
+      Command.withSubcommands(commands)
+    )
+  }
+}
+
+const groups = [
+  group("accounts", "Partner accounts and their rate limits.", [accountsCreate, accountsLimits, accountsEnableLive]),
+  group("sandbox", "An account's test environment.", [sandboxCreate]),
+  group("keys", "An account's API keys.", [keysCreate, keysRevoke, keysList]),
+  group("properties", "Properties (hotels) and their reporting and check-in settings.", [
+    propertiesCreate,
+    propertiesUpdate
+  ]),
+  group("reports", "TRA and SIRE reports.", [reportsRun]),
+  group("sire", "SIRE files, when SIRE_MODE=manual.", [sireFiles, sireConfirm])
+] as const
+
+/** Every command by name: a group with its commands; `migrate` has none. */
+const tree = new Map<string, ReadonlyArray<string>>([
+  ["migrate", []],
+  ...groups.map((g) => [g.name, g.paths.map(([, command]) => nameOf(command))] as const)
+])
+
+const cli = root.pipe(
+  Command.withDescription(HelpDoc.blocks([
+    HelpDoc.p(
+      "Operates a running Partner Reservation Registration Service through its admin RPC (URL/rpc/admin); "
+        + "only migrate works on the database itself. The global options --url and --token come before the "
+        + `command: cli --url http://10.0.4.7:8080 keys list --account ${EXAMPLE_ID}`
+    ),
+    moreHelp("cli"),
+    overview([["migrate", migrate], ...groups.flatMap((g) => g.paths)]),
+    HelpDoc.p("Also: cli --version; cli --completions bash|zsh|fish prints a completion script for that shell.")
+  ])),
+  Command.withSubcommands([
+    migrate,
+    groups[0].command,
+    groups[1].command,
+    groups[2].command,
+    groups[3].command,
+    groups[4].command,
+    groups[5].command
+  ])
 )
 
-const cli = root.pipe(Command.withSubcommands([
-  migrate,
-  Command.make("accounts").pipe(Command.withSubcommands([accountsCreate, accountsLimits, accountsEnableLive])),
-  Command.make("sandbox").pipe(Command.withSubcommands([sandboxCreate])),
-  Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysRevoke, keysList])),
-  Command.make("properties").pipe(Command.withSubcommands([propertiesCreate, propertiesUpdate])),
-  Command.make("reports").pipe(Command.withSubcommands([reportsRun])),
-  Command.make("sire").pipe(Command.withSubcommands([sireFiles, sireConfirm]))
-]))
+const run = Command.run(cli, {
+  name: "partner-registration cli",
+  version: "0.1.0",
+  footer: HelpDoc.blocks([
+    HelpDoc.h1("OUTPUT"),
+    HelpDoc.p(
+      "One JSON document on stdout. A failure is one line on stderr: {\"error\", \"code\"}, or \"error: …\" when "
+        + "stderr is a terminal. Exit 0: done; 1: the command failed; 2: the command line was refused and nothing "
+        + "was sent. Colours only on a terminal, never with NO_COLOR set."
+    )
+  ])
+})
 
-const run = Command.run(cli, { name: "partner-registration cli", version: "0.1.0" })
+// ---------------------------------------------------------------------------------------------------------------
+// Output: colour, help layout, errors
 
-const fail = (code: string, message: string) =>
-  Console.error(JSON.stringify({ error: message, code })).pipe(
-    Effect.zipRight(Effect.sync(() => {
-      process.exitCode = 1
-    }))
+/** Options before the command that take a value, so `cli --url U keys` finds `keys` after `U`. */
+const GLOBAL_VALUE_OPTIONS = new Set(["--url", "--token", "--log-level", "--completions"])
+
+/** The commands named on a command line (`["keys", "create"]`), and the first word that names none. */
+const commandLine = (args: ReadonlyArray<string>): { path: Array<string>; unknown?: string } => {
+  const path: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    const known = path.length === 0 ? tree.has(arg) : (tree.get(path[0]!) ?? []).includes(arg)
+    if (known) {
+      path.push(arg)
+      if ((tree.get(path[0]!) ?? []).length === 0 || path.length === 2) return { path }
+    } else if (path.length === 0 && GLOBAL_VALUE_OPTIONS.has(arg)) {
+      i++
+    } else if (!arg.startsWith("-")) {
+      return { path, unknown: arg }
+    }
+  }
+  return { path }
+}
+
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]/g
+
+/** @effect/cli's generic line for an option's type; every option here says what it is for instead. */
+const GENERIC_LINES = new Set(["A user-defined piece of text.", "A true or false value."])
+
+/**
+ * Help as @effect/cli 0.77 renders it, made readable: no ANSI unless wanted (it has no switch for colour); no
+ * trailing spaces (it pads the COMMANDS list to its longest entry, 400 columns here); without its generic
+ * type lines; and a subcommand's USAGE with the whole command (`$ cli keys create`, not `$ create`).
+ * JSON documents pass unchanged: JSON.stringify writes no trailing spaces and none of these lines.
+ */
+const tidyHelp = (text: string, colour: boolean, path: ReadonlyArray<string>) => {
+  const lines = (colour ? text : text.replace(ANSI, "")).split("\n").map((line) => line.trimEnd())
+  const kept: Array<string> = []
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!
+    if (GENERIC_LINES.has(line.replace(ANSI, "").trim())) {
+      if (lines[i + 1] === "") i++
+      continue
+    }
+    const usage = /^\$ (\S+)/.exec(line)
+    kept.push(usage !== null && usage[1] !== "cli" && path.at(-1) === usage[1]
+      ? `$ cli ${path.join(" ")}${line.slice(usage[0].length)}`
+      : line)
+  }
+  return kept.join("\n")
+}
+
+/** Several lines (an @effect/cli error, a trace) as one: the one-line rule of errors. */
+const oneLine = (text: string) =>
+  text.replace(ANSI, "").split("\n").map((line) => line.trim()).filter((line) => line !== "").join("; ")
+
+interface Failure {
+  readonly code: string
+  readonly message: string
+  readonly usage: boolean
+}
+
+const helpHint = (path: ReadonlyArray<string>) => `see cli ${[...path, "--help"].join(" ")}`
+
+const didYouMean = (word: string, choices: ReadonlyArray<string>) => {
+  const near = choices.filter((choice) =>
+    AutoCorrect.levensteinDistance(word, choice, CliConfig.defaultConfig) <= CliConfig.defaultConfig.autoCorrectLimit
+  )
+  return near.length === 0 ? "" : ` (did you mean ${near.map((c) => JSON.stringify(c)).join(" or ")}?)`
+}
+
+/** A command line @effect/cli refused, in one line saying what was expected. */
+const usageFailure = (error: ValidationError.ValidationError, args: ReadonlyArray<string>): Failure => {
+  const { path, unknown } = commandLine(args)
+  if (ValidationError.isCommandMismatch(error) && unknown !== undefined) {
+    // @effect/cli names the top level for a mistyped nested command (`cli keys lst`): name the right one.
+    const choices = path.length === 0 ? Array.from(tree.keys()) : tree.get(path[0]!) ?? []
+    const where = ["cli", ...path].join(" ")
+    return {
+      code: "invalid_arguments",
+      message: `unknown command ${JSON.stringify(unknown)} for ${where}; expected one of: ${choices.join(", ")}`
+        + `${didYouMean(unknown, choices)}; ${helpHint(path)}`,
+      usage: true
+    }
+  }
+  const text = "error" in error ? oneLine(HelpDoc.toAnsiText(error.error)) : ""
+  return {
+    code: refusedByApi.has(error) ? "invalid_request" : "invalid_arguments",
+    message: `${text === "" ? "invalid command line" : text}; ${helpHint(path)}`,
+    usage: true
+  }
+}
+
+const failureOf = (error: unknown, args: ReadonlyArray<string>): Failure => {
+  if (error instanceof AdminError) return { code: error.code, message: error.message, usage: false }
+  if (error instanceof CliFailure) return { code: error.code, message: error.message, usage: error.usage === true }
+  if (error instanceof Database.DatabaseUnavailable) {
+    return { code: "database_unavailable", message: error.message, usage: false }
+  }
+  if (ValidationError.isValidationError(error)) return usageFailure(error, args)
+  return { code: "internal_error", message: String(error), usage: false }
+}
+
+/**
+ * One line on stderr: the `{error, code}` document for scripts, `error: …` for a person at a terminal. Written
+ * directly: Bun's console.error paints its text red on a terminal, whatever NO_COLOR says.
+ */
+const report = (failure: Failure) =>
+  Effect.sync(() => {
+    process.stderr.write(
+      process.stderr.isTTY === true
+        ? `error: ${oneLine(failure.message)} [${failure.code}]\n`
+        : `${JSON.stringify({ error: failure.message, code: failure.code })}\n`
+    )
+    process.exitCode = failure.usage ? 2 : 1
+  })
+
+/** Help and results through `tidyHelp`; @effect/cli's own error printing is dropped: `report` says it once. */
+const withOutput = (colour: boolean, path: ReadonlyArray<string>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.consoleWith((console) =>
+    Effect.withConsole(effect, {
+      ...console,
+      log: (...texts: ReadonlyArray<unknown>) =>
+        console.log(...texts.map((text) => typeof text === "string" ? tidyHelp(text, colour, path) : text)),
+      error: () => Effect.void
+    })
   )
 
-/** @effect/cli prints usage errors itself; we report them once, as our own `{error, code}` document. */
-const withoutCliErrorOutput = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.consoleWith((console) => Effect.withConsole(effect, { ...console, error: () => Effect.void }))
+/** Colour only for a person at a terminal, and never with NO_COLOR set to anything (no-color.org). */
+const colourWanted = Effect.map(
+  Config.option(Config.string("NO_COLOR")),
+  (noColor) => process.stdout.isTTY === true && Option.getOrElse(noColor, () => "") === ""
+)
 
-const program = run(process.argv).pipe(
-  withoutCliErrorOutput,
-  Effect.catchAll((error): Effect.Effect<void> => {
-    if (error instanceof AdminError) return fail(error.code, error.message)
-    if (error instanceof CliFailure) return fail(error.code, error.message)
-    if (error instanceof Database.DatabaseUnavailable) return fail("database_unavailable", error.message)
-    if (ValidationError.isValidationError(error)) {
-      const text = "error" in error ? HelpDoc.toAnsiText(error.error).replace(/\u001b\[[0-9;]*m/g, "").trim() : ""
-      return fail("invalid_arguments", `${text || "invalid command line"}; see --help`)
-    }
-    return fail("internal_error", String(error))
-  }),
-  Effect.catchAllCause((cause) => fail("internal_error", Cause.pretty(cause))),
-  Effect.provide(BunContext.layer)
+const args = process.argv.slice(2)
+
+const program = Effect.gen(function*() {
+  const colour = yield* colourWanted
+  yield* run(process.argv).pipe(withOutput(colour, commandLine(args).path))
+}).pipe(
+  Effect.catchAll((error): Effect.Effect<void> => report(failureOf(error, args))),
+  Effect.catchAllCause((cause) => report({ code: "internal_error", message: Cause.pretty(cause), usage: false })),
+  Effect.provide([BunContext.layer, CliConfig.layer({ showBuiltIns: false })])
 )
 
 BunRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })

@@ -1,13 +1,20 @@
 import { Rpc, RpcGroup, RpcMiddleware } from "@effect/rpc"
 import { Schema } from "effect"
 import { Property } from "../properties/Property.ts"
+import { Email, IsoDate } from "../reservations/Reservation.ts"
 import { Environment } from "../shared/Environment.ts"
 import { AdminError } from "./AdminError.ts"
 
 /** `Authorization: Bearer <ADMIN_TOKEN>` on every admin call (design §4). */
 export class AdminAuth extends RpcMiddleware.Tag<AdminAuth>()("admin/AdminAuth", { failure: AdminError }) {}
 
-const Limit = Schema.Int.pipe(Schema.between(1, 1_000_000))
+/** A per-key limit per minute; the CLI checks `--reads` and the others with it, so its message is theirs. */
+export const Limit = Schema.Int.pipe(Schema.between(1, 1_000_000)).annotations({
+  message: () => ({ message: "must be a whole number from 1 to 1000000", override: true })
+})
+
+/** An account's name (`accounts create --name`). */
+export const AccountName = Schema.NonEmptyTrimmedString
 
 export const PropertySettings = {
   name: Schema.optional(Schema.NonEmptyTrimmedString),
@@ -40,12 +47,6 @@ const KeyListing = Schema.Struct({
 
 const Counts = Schema.Struct({ sent: Schema.Int, accepted: Schema.Int, rejected: Schema.Int })
 
-const IsoDate = Schema.String.pipe(
-  Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "must be a date YYYY-MM-DD" }),
-  Schema.filter((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
-    new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), { message: () => "must be a real date" })
-)
-
 const SireFile = Schema.Struct({
   file_id: Schema.String,
   property_id: Schema.String,
@@ -59,7 +60,8 @@ const SireFile = Schema.Struct({
 /** The admin RPC served at `/rpc/admin`; `src/cli.ts` is its client. */
 export class AdminRpcs extends RpcGroup.make(
   Rpc.make("CreateAccount", {
-    payload: { name: Schema.NonEmptyTrimmedString, email: Schema.NonEmptyTrimmedString },
+    // The partner API's e-mail rule: an address the panel and the mails can use.
+    payload: { name: AccountName, email: Email },
     success: Schema.Struct({ account_id: Schema.String, name: Schema.String, email: Schema.String }),
     error: AdminError
   }),

@@ -47,6 +47,32 @@ export const runCli = async (args: ReadonlyArray<string>, env: Record<string, st
   return { code, stdout, stderr, json: parse(stdout), error: parse(stderr) }
 }
 
+export interface TerminalResult {
+  readonly code: number
+  /** Everything the process wrote to its terminal (stdout and stderr together, `\r\n` line ends). */
+  readonly output: string
+}
+
+/** Runs `bun src/cli.ts <args>` on a pseudo-terminal, as a person at a terminal would (isTTY is true). */
+export const runCliInTerminal = async (
+  args: ReadonlyArray<string>,
+  env: Record<string, string> = {}
+): Promise<TerminalResult> => {
+  const chunks: Array<Uint8Array> = []
+  let closed!: () => void
+  const eof = new Promise<void>((resolve) => (closed = resolve))
+  const child = Bun.spawn([BUN, "src/cli.ts", ...args], {
+    cwd: ROOT,
+    env: { ...baseEnv(), TERM: "xterm-256color", ...env },
+    terminal: { cols: 120, rows: 40, data: (_terminal, data) => void chunks.push(data.slice()), exit: () => closed() }
+  })
+  const code = await child.exited
+  // The terminal reports its end once the output the child left in it has been read.
+  await Promise.race([eof, new Promise((resolve) => setTimeout(resolve, 2_000))])
+  child.terminal?.close()
+  return { code, output: new TextDecoder().decode(Buffer.concat(chunks)) }
+}
+
 export interface ServiceProcess {
   readonly child: Subprocess<"ignore", "pipe", "pipe">
   /** Everything the process wrote so far (stdout and stderr interleaved by arrival). */
