@@ -14,9 +14,10 @@ import {
 import { API_VERSION } from "../shared/ApiVersion.ts"
 
 /**
- * The webhook body of the spec's "Events" section, as schemas: the delivery engine builds its bodies with the
- * types below (`eventBody`, `pingBody`), the OpenAPI document's `webhooks` section is generated from
- * `eventBodySchemas`, and a test decodes the bodies a receiver really got with `EventBody`.
+ * The webhook body of the spec's "Events" section, as schemas: the delivery engine builds `data` with
+ * `ReservationEventData`'s type (`Views.eventData`) and the ping with `PingEventBody`'s (`pingBody`), the OpenAPI
+ * document's `webhooks` section is generated from `eventBodySchemas`, and a test decodes the bodies a receiver
+ * really got with them.
  */
 
 /** `evt_` followed by 32 hex characters (spec "Events": body `id`, header `X-Service-Event-Id`). */

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
+import { EventId } from "./Event.ts"
 
 /** Sent as `User-Agent` with every delivery (spec "Events"). */
 export const USER_AGENT = "Service-Webhooks/1.0"
@@ -40,7 +41,7 @@ const header = <S extends Schema.Schema.Any>(schema: S, description: string, exa
 export const DeliveryHeaders = Schema.Struct({
   "User-Agent": header(Schema.Literal(USER_AGENT), "Identifies the service's webhook sender.", USER_AGENT),
   "X-Service-Event-Id": header(
-    Schema.String.pipe(Schema.pattern(/^evt_[0-9a-f]{32}$/)),
+    EventId,
     "The event's id, equal to the body's `id`: deduplicate on it (a redelivery keeps it).",
     "evt_4f6c2a9e0b1d4c7e8f3a5b6c7d8e9f01"
   ),
