@@ -1,6 +1,14 @@
-import { FetchHttpClient, HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
+import {
+  FetchHttpClient,
+  HttpApi,
+  HttpApiBuilder,
+  HttpApiScalar,
+  HttpMiddleware,
+  HttpRouter,
+  HttpServer
+} from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Accounts } from "./accounts/Accounts.ts"
 import { Sandbox } from "./accounts/Sandbox.ts"
 import * as AdminHandlers from "./admin/AdminHandlers.ts"
@@ -12,6 +20,7 @@ import * as Database from "./db/Database.ts"
 import { runMigrations } from "./db/migrations.ts"
 import { PartnerHealthLive, WorkerHealthLive } from "./health/Http.ts"
 import * as ErrorMiddleware from "./http/ErrorMiddleware.ts"
+import { withServers } from "./http/OpenApiDocument.ts"
 import { PartnerApi, WorkerApi } from "./http/PartnerApi.ts"
 import { Properties } from "./properties/Properties.ts"
 import { PropertiesLive } from "./properties/Http.ts"
@@ -141,10 +150,24 @@ const nonApiRoutes = [
  */
 const LongPathParams = HttpRouter.setRouterConfig({ maxParamLength: 256 })
 
+/**
+ * The contract as `/openapi.json` and `/docs` show it: `PartnerApi` with this process's `servers`
+ * (PUBLIC_BASE_URL). Both read it from here, so the page shows the very document that is served; it is
+ * generated once per process.
+ */
+const DocumentedPartnerApi = Layer.effect(
+  HttpApi.Api,
+  Effect.map(AppConfig, (config) => ({
+    // As `HttpApiBuilder.api` does: the tag holds the api erased to its base type.
+    api: withServers(PartnerApi, config) as unknown as HttpApi.Api["Type"]["api"],
+    context: Context.empty()
+  }))
+)
+
 /** Partner API, OpenAPI, docs, health and the admin RPC: what ROLE=api|all serves. */
 const PartnerHttp = HttpApiBuilder.serve().pipe(
-  Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+  Layer.provide(HttpApiScalar.layer({ path: "/docs" }).pipe(Layer.provide(DocumentedPartnerApi))),
+  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }).pipe(Layer.provide(DocumentedPartnerApi))),
   Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(PartnerApi, nonApiRoutes))),
   Layer.provide(AdminHandlers.layer),
   Layer.provide(CheckinPage.layer),

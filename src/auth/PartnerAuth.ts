@@ -1,4 +1,4 @@
-import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { bucketFor, RateLimits } from "../ratelimit/RateLimits.ts"
 import { type RateLimited, RateLimitedBody, Unauthorized, UnauthorizedBody } from "../shared/errors.ts"
@@ -14,7 +14,18 @@ import { type AuthenticatedKey, CurrentKey } from "./CurrentKey.ts"
 export class PartnerAuth extends HttpApiMiddleware.Tag<PartnerAuth>()("auth/PartnerAuth", {
   failure: Schema.Union(UnauthorizedBody, RateLimitedBody),
   provides: CurrentKey,
-  security: { bearer: HttpApiSecurity.bearer }
+  security: {
+    bearer: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(OpenApi.Format, "svc_test_… | svc_live_…"),
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "An API key, created in the account panel and shown once: `Authorization: Bearer <API_KEY>`. The prefix " +
+          "decides the environment: `svc_test_` works on the account's test properties, with TRA and SIRE " +
+          "simulated; `svc_live_` works on its real properties and reports for real. Same base URL for both. A " +
+          "missing, invalid or revoked key is 401 `unauthorized`. Keys belong on the partner's server only."
+      )
+    )
+  }
 }) {}
 
 const unauthorized = new Unauthorized({

@@ -1,5 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
-import { withoutDecodeErrors } from "./OpenApiCleanup.ts"
+import { partnerDocument } from "./OpenApiDocument.ts"
 import { CheckinApi } from "../checkin/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { PanelAccountApi, PanelSignInApi } from "../panel/Api.ts"
@@ -36,7 +36,7 @@ export class PartnerApi extends HttpApi.make("partner")
   .annotate(OpenApi.Title, "Partner Reservation Registration Service")
   .annotate(OpenApi.Version, API_VERSION)
   .annotate(OpenApi.Description, description)
-  .annotate(OpenApi.Transform, withoutDecodeErrors)
+  .annotate(OpenApi.Transform, partnerDocument)
 {}
 
 /** What a `ROLE=worker` process serves: health only. */

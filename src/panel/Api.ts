@@ -1,6 +1,6 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { withoutDecodeErrors } from "../http/OpenApiCleanup.ts"
+import { documented } from "../http/OpenApiDocument.ts"
 import {
   CsrfRejectedBody,
   DeliveryNotFoundBody,
@@ -34,9 +34,9 @@ import {
   CreateKey,
   CurrentPanelUser,
   DeliveriesQuery,
+  DeliveryIdPath,
   DeliveryList,
   EnvironmentQuery,
-  IdPath,
   KeyList,
   KeyPath,
   MemberList,
@@ -55,6 +55,7 @@ import {
   SignIn,
   Signup,
   UpdateSettings,
+  WebhookIdPath,
   WebhookSummaryList
 } from "./Panel.ts"
 
@@ -71,7 +72,16 @@ import {
 export class PanelSession extends HttpApiMiddleware.Tag<PanelSession>()("panel/PanelSession", {
   failure: Schema.Union(UnauthorizedBody, CsrfRejectedBody),
   provides: CurrentPanelUser,
-  security: { session: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }) }
+  security: {
+    session: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }).pipe(
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "The session cookie set by `POST /api/panel/session` (HttpOnly, SameSite=Strict; 30 minutes idle, 12 hours " +
+          "at most). A missing or ended session is 401 `unauthorized`. A state-changing request also needs a " +
+          "same-origin `Origin` or the `X-Panel-CSRF` header that `GET /api/panel/account` answers (403 `csrf_rejected`)."
+      )
+    )
+  }
 }) {}
 
 /** Before a session exists: a browser's cross-site `Origin` is refused (login CSRF), 403 csrf_rejected. */
@@ -191,7 +201,7 @@ export class PanelAccountApi extends HttpApiGroup.make("panelAccount")
   )
   .add(
     HttpApiEndpoint.post("redeliver", "/api/panel/deliveries/:id/redeliver")
-      .setPath(IdPath)
+      .setPath(DeliveryIdPath)
       .addSuccess(RedeliverResponse)
       .addError(DeliveryNotFoundBody)
       .addError(WebhookNotFoundBody)
@@ -199,7 +209,7 @@ export class PanelAccountApi extends HttpApiGroup.make("panelAccount")
   )
   .add(
     HttpApiEndpoint.post("testWebhook", "/api/panel/webhooks/:id/test")
-      .setPath(IdPath)
+      .setPath(WebhookIdPath)
       .addSuccess(TestResponse)
       .addError(WebhookNotFoundBody)
       .annotate(OpenApi.Summary, "Send a signed ping now (as endpoint 14)")
@@ -250,5 +260,5 @@ export class PanelApi extends HttpApi.make("panel")
     OpenApi.Description,
     "The JSON API of the account panel (`/panel`): sign-in by e-mailed code, API keys, the test environment, property settings, webhooks, reservations, members and the audit log. Errors are `{error, code, details}`."
   )
-  .annotate(OpenApi.Transform, withoutDecodeErrors)
+  .annotate(OpenApi.Transform, documented)
 {}

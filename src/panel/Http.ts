@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig, type AppConfigShape } from "../config/AppConfig.ts"
+import { withServers } from "../http/OpenApiDocument.ts"
 import { PartnerApi } from "../http/PartnerApi.ts"
 import { CsrfRejected, RateLimited, Unauthorized } from "../shared/errors.ts"
 import { PanelApi, PanelOrigin, PanelSession } from "./Api.ts"
@@ -163,9 +164,15 @@ export const PanelAccountLive = HttpApiBuilder.group(PartnerApi, "panelAccount",
       .handle("audit", ({ urlParams }) => as((user) => panel.auditLog(user, urlParams.limit)))
   }))
 
-/** `GET /api/panel/openapi.json`: the panel's own document, generated from `PanelApi` like `/openapi.json`. */
+/**
+ * `GET /api/panel/openapi.json`: the panel's own document, generated from `PanelApi` like `/openapi.json`, with
+ * this process's `servers` (generated once, at start-up).
+ */
 export const openApiRoute = HttpApiBuilder.Router.use((router) =>
-  router.get("/api/panel/openapi.json", Effect.succeed(HttpServerResponse.unsafeJson(OpenApi.fromApi(PanelApi))))
+  Effect.flatMap(AppConfig, (config) => {
+    const document = OpenApi.fromApi(withServers(PanelApi, config))
+    return router.get("/api/panel/openapi.json", Effect.succeed(HttpServerResponse.unsafeJson(document)))
+  })
 )
 
 /** For `ErrorMiddleware.routesOf`. */

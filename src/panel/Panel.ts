@@ -3,7 +3,7 @@ import { Property } from "../properties/Property.ts"
 import { Email, IsoDate, Limits as ReservationLimits, RegistrationStatus, Status } from "../reservations/Reservation.ts"
 import { Environment } from "../shared/Environment.ts"
 import { StoredString } from "../shared/StoredString.ts"
-import { Delivery, DeliveryStatus, Limits as WebhookLimits, WebhookEndpoint } from "../webhooks/Webhook.ts"
+import { Delivery, DeliveryStatus, IntFromQuery, Limits as WebhookLimits, WebhookEndpoint } from "../webhooks/Webhook.ts"
 
 /**
  * Schemas of the account panel's JSON API (design §8): what the page at `/panel` sends and receives. Requests
@@ -27,6 +27,15 @@ export const CSRF_HEADER = "x-panel-csrf"
 const requestOptions = { parseOptions: { errors: "all" } } as const
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 const DateTimeString = Schema.String.annotations({ jsonSchema: { type: "string", format: "date-time" } })
+/**
+ * A path or query parameter. Their structs carry no `identifier`: the OpenAPI generator turns a struct into
+ * parameters only when it is inlined. The description sits on the property, so no validation message changes.
+ */
+const param = <S extends Schema.Schema.Any>(schema: S, description: string, example: Schema.Schema.Type<S>) =>
+  Schema.propertySignature(schema).annotations({ description, examples: [example] })
+const optionalParam = <S extends Schema.Schema.Any>(schema: S, description: string, example?: Schema.Schema.Type<S>) =>
+  optional(schema).annotations(example === undefined ? { description } : { description, examples: [example] })
+const environmentParam = optionalParam(Environment, "The environment: `live` (default) or `test`.", "test")
 
 /** An e-mail address as the panel keys it: trimmed, lower case. */
 export const PanelEmail = Schema.transform(Schema.String, Email, {
@@ -46,22 +55,65 @@ const Name = StoredString.pipe(
 )
 
 // ---------------------------------------------------------------------------------------------------------------
+// Examples for the OpenAPI document, typed by the schemas they illustrate
+
+const EXAMPLE = {
+  accountId: "2f8e6d4c-0b1a-4e3d-9c7b-5a6f4e3d2c1b",
+  accountName: "Hotelera Andina",
+  holder: "reservas@hotelandino.example.co",
+  member: "recepcion@hotelandino.example.co",
+  keyId: "b7e4c1d2-9a3f-4e6b-8c5d-0f1e2a3b4c5d",
+  confirmationId: "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+  at: "2026-12-01T14:30:00.000Z"
+} as const
+
+const EXAMPLE_PROPERTY = {
+  property_id: "0d6f1c9a-8b3e-4f2a-9c71-5e4b3a2d1f08",
+  external_id: null,
+  rnt_id: null,
+  name: "Hotel Sandbox Centro",
+  internal_name: null,
+  checkin_enabled: true,
+  compliance: { tra: true, sire: true },
+  requires_contract_signature: false,
+  requires_document_photos: false
+} as const
+
+// ---------------------------------------------------------------------------------------------------------------
 // Sign-in
 
-export const CodeRequest = Schema.Struct({ email: PanelEmail }).annotations({ identifier: "PanelCodeRequest", ...requestOptions })
-export const SignIn = Schema.Struct({ email: PanelEmail, code: Code }).annotations({ identifier: "PanelSignIn", ...requestOptions })
-export const Signup = Schema.Struct({ name: Name, email: PanelEmail }).annotations({ identifier: "PanelSignup", ...requestOptions })
+export const CodeRequest = Schema.Struct({ email: PanelEmail }).annotations({
+  identifier: "PanelCodeRequest",
+  examples: [{ email: EXAMPLE.holder }],
+  ...requestOptions
+})
+export const SignIn = Schema.Struct({ email: PanelEmail, code: Code }).annotations({
+  identifier: "PanelSignIn",
+  examples: [{ email: EXAMPLE.holder, code: "482913" }],
+  ...requestOptions
+})
+export const Signup = Schema.Struct({ name: Name, email: PanelEmail }).annotations({
+  identifier: "PanelSignup",
+  examples: [{ name: EXAMPLE.accountName, email: EXAMPLE.holder }],
+  ...requestOptions
+})
 
-export const Accepted = Schema.Struct({}).annotations({ identifier: "PanelAccepted" })
+export const Accepted = Schema.Struct({}).annotations({ identifier: "PanelAccepted", examples: [{}] })
 
 export const SessionView = Schema.Struct({
   account_id: Schema.String,
   account_name: Schema.String,
   email: Schema.String
-}).annotations({ identifier: "PanelSession" })
+}).annotations({
+  identifier: "PanelSession",
+  examples: [{ account_id: EXAMPLE.accountId, account_name: EXAMPLE.accountName, email: EXAMPLE.holder }]
+})
 export type SessionView = typeof SessionView.Type
 
-export const SignedOut = Schema.Struct({ ok: Schema.Boolean }).annotations({ identifier: "PanelSignedOut" })
+export const SignedOut = Schema.Struct({ ok: Schema.Boolean }).annotations({
+  identifier: "PanelSignedOut",
+  examples: [{ ok: true }]
+})
 
 // ---------------------------------------------------------------------------------------------------------------
 // Account, keys, test environment
@@ -77,7 +129,19 @@ export const AccountView = Schema.Struct({
   /** Who is signed in, and whether that is the account's own e-mail (only it may change members). */
   signed_in_as: Schema.String,
   is_holder: Schema.Boolean
-}).annotations({ identifier: "PanelAccount" })
+}).annotations({
+  identifier: "PanelAccount",
+  examples: [{
+    account_id: EXAMPLE.accountId,
+    name: EXAMPLE.accountName,
+    email: EXAMPLE.holder,
+    members: [EXAMPLE.member],
+    sandbox: true,
+    live_enabled: true,
+    signed_in_as: EXAMPLE.holder,
+    is_holder: true
+  }]
+})
 export type AccountView = typeof AccountView.Type
 
 export const KeyListing = Schema.Struct({
@@ -87,29 +151,58 @@ export const KeyListing = Schema.Struct({
   created_at: DateTimeString,
   revoked_at: Schema.NullOr(DateTimeString)
 }).annotations({ identifier: "PanelKey" })
-export const KeyList = Schema.Struct({ keys: Schema.Array(KeyListing) }).annotations({ identifier: "PanelKeyList" })
+export const KeyList = Schema.Struct({ keys: Schema.Array(KeyListing) }).annotations({
+  identifier: "PanelKeyList",
+  examples: [{
+    keys: [{ key_id: EXAMPLE.keyId, environment: "test", prefix: "svc_test_Q7d2Kx", created_at: EXAMPLE.at, revoked_at: null }]
+  }]
+})
 
-export const CreateKey = Schema.Struct({ environment: Environment }).annotations({ identifier: "PanelCreateKey", ...requestOptions })
+export const CreateKey = Schema.Struct({ environment: Environment }).annotations({
+  identifier: "PanelCreateKey",
+  examples: [{ environment: "live" }],
+  ...requestOptions
+})
 export const NewKey = Schema.Struct({
   key_id: Schema.String,
   api_key: Schema.String,
   environment: Environment
-}).annotations({ identifier: "PanelNewKey" })
-export const Confirmation = Schema.Struct({ confirmation_id: Schema.String }).annotations({ identifier: "PanelConfirmation" })
+}).annotations({
+  identifier: "PanelNewKey",
+  examples: [{ key_id: EXAMPLE.keyId, api_key: "svc_test_Q7d2Kx9mB4vT1nR6sW8zL3pF5hJ0cY2e", environment: "test" }]
+})
+export const Confirmation = Schema.Struct({ confirmation_id: Schema.String }).annotations({
+  identifier: "PanelConfirmation",
+  examples: [{ confirmation_id: EXAMPLE.confirmationId }]
+})
 export const ConfirmKey = Schema.Struct({
   confirmation_id: Schema.UUID.annotations({ message: () => "must be the confirmation_id answered when the key was asked for" }),
   code: Code
-}).annotations({ identifier: "PanelConfirmKey", ...requestOptions })
-export const KeyPath = Schema.Struct({ key_id: Schema.String }).annotations({ identifier: "PanelKeyPath" })
+}).annotations({
+  identifier: "PanelConfirmKey",
+  examples: [{ confirmation_id: EXAMPLE.confirmationId, code: "482913" }],
+  ...requestOptions
+})
+export const KeyPath = Schema.Struct({
+  key_id: param(Schema.String, "The key's id (`key_id` in the key list).", "b7e4c1d2-9a3f-4e6b-8c5d-0f1e2a3b4c5d")
+})
 export const Revoked = Schema.Struct({ key_id: Schema.String, revoked_at: DateTimeString }).annotations({
-  identifier: "PanelRevokedKey"
+  identifier: "PanelRevokedKey",
+  examples: [{ key_id: EXAMPLE.keyId, revoked_at: EXAMPLE.at }]
 })
 
 export const SandboxCreated = Schema.Struct({
   api_key: Schema.String,
   key_id: Schema.String,
   properties: Schema.Array(Property)
-}).annotations({ identifier: "PanelSandbox" })
+}).annotations({
+  identifier: "PanelSandbox",
+  examples: [{
+    api_key: "svc_test_Q7d2Kx9mB4vT1nR6sW8zL3pF5hJ0cY2e",
+    key_id: EXAMPLE.keyId,
+    properties: [EXAMPLE_PROPERTY]
+  }]
+})
 
 // ---------------------------------------------------------------------------------------------------------------
 // Properties and their authority settings (write-only secrets)
@@ -137,10 +230,38 @@ export const PanelProperty = Schema.Struct({
   ...Property.fields,
   environment: Environment,
   settings: PropertySettings
-}).annotations({ identifier: "PanelProperty" })
+}).annotations({
+  identifier: "PanelProperty",
+  examples: [{
+    ...EXAMPLE_PROPERTY,
+    environment: "test",
+    settings: {
+      tra_token_set: true,
+      establishment_name: "Hotel Sandbox Centro",
+      tipo_acomodacion: "Hotel",
+      default_room: null,
+      sire_hotel_code: "12345",
+      sire_city_code: "11001"
+    }
+  }]
+})
 export type PanelProperty = typeof PanelProperty.Type
 export const PropertyList = Schema.Struct({ properties: Schema.Array(PanelProperty) }).annotations({
-  identifier: "PanelPropertyList"
+  identifier: "PanelPropertyList",
+  examples: [{
+    properties: [{
+      ...EXAMPLE_PROPERTY,
+      environment: "test",
+      settings: {
+        tra_token_set: false,
+        establishment_name: null,
+        tipo_acomodacion: null,
+        default_room: null,
+        sire_hotel_code: null,
+        sire_city_code: null
+      }
+    }]
+  }]
 })
 
 /** Any of the settings; `null` clears one (the TRA token too). */
@@ -151,17 +272,20 @@ export const UpdateSettings = Schema.Struct({
   default_room: optional(Schema.NullOr(Setting(50))),
   sire_hotel_code: optional(Schema.NullOr(Digits)),
   sire_city_code: optional(Schema.NullOr(Digits))
-}).annotations({ identifier: "PanelUpdateSettings", ...requestOptions })
+}).annotations({
+  identifier: "PanelUpdateSettings",
+  examples: [{ tra_token: "tra-token-from-the-ministry", sire_hotel_code: "12345", default_room: null }],
+  ...requestOptions
+})
 export type UpdateSettings = typeof UpdateSettings.Type
-export const PropertyPath = Schema.Struct({ property_id: Schema.String }).annotations({ identifier: "PanelPropertyPath" })
+export const PropertyPath = Schema.Struct({
+  property_id: param(Schema.String, "The property's id.", "0d6f1c9a-8b3e-4f2a-9c71-5e4b3a2d1f08")
+})
 
 // ---------------------------------------------------------------------------------------------------------------
 // Webhooks and deliveries (as endpoints 9, 14, 15, 16, per environment)
 
-export const EnvironmentQuery = Schema.Struct({
-  /** Default `live`. */
-  environment: optional(Environment)
-}).annotations({ identifier: "PanelEnvironmentQuery", ...requestOptions })
+export const EnvironmentQuery = Schema.Struct({ environment: environmentParam }).annotations(requestOptions)
 
 export const WebhookSummary = Schema.Struct({
   ...WebhookEndpoint.fields,
@@ -169,44 +293,74 @@ export const WebhookSummary = Schema.Struct({
   last_7_days: Schema.Struct({ delivered: Schema.Int, failed: Schema.Int })
 }).annotations({ identifier: "PanelWebhook" })
 export const WebhookSummaryList = Schema.Struct({ endpoints: Schema.Array(WebhookSummary) }).annotations({
-  identifier: "PanelWebhookList"
+  identifier: "PanelWebhookList",
+  examples: [{
+    endpoints: [{
+      id: "3c9b2f4e-1a7d-4e8b-9c60-5d2e1f0a7b84",
+      url: "https://pms.example.com/hooks/registro",
+      events: ["*"],
+      include_guests: false,
+      is_active: true,
+      created_at: EXAMPLE.at,
+      secret_rotated_at: null,
+      last_7_days: { delivered: 42, failed: 1 }
+    }]
+  }]
 })
-
-const Limit = (max: number) =>
-  Schema.NumberFromString.pipe(
-    Schema.int({ message: () => "must be an integer" }),
-    Schema.between(1, max, { message: () => `must be between 1 and ${max}` })
-  )
 
 export const DeliveriesQuery = Schema.Struct({
-  environment: optional(Environment),
-  status: optional(DeliveryStatus),
-  event: optional(StoredString),
-  external_id: optional(StoredString),
-  limit: optional(Limit(WebhookLimits.deliveriesMax))
-}).annotations({ identifier: "PanelDeliveriesQuery", ...requestOptions })
+  environment: environmentParam,
+  status: optionalParam(DeliveryStatus, "Only deliveries in this status.", "failed"),
+  event: optionalParam(StoredString, "Only deliveries of this event type.", "reservation.created"),
+  external_id: optionalParam(StoredString, "Only deliveries of events about this reservation.", "PMS-2026-0042"),
+  limit: optionalParam(
+    IntFromQuery(WebhookLimits.deliveriesMax, WebhookLimits.deliveriesDefault),
+    `How many, most recent first: 1 to ${WebhookLimits.deliveriesMax}, default ${WebhookLimits.deliveriesDefault}.`
+  )
+}).annotations(requestOptions)
 export type DeliveriesQuery = typeof DeliveriesQuery.Type
 export const DeliveryList = Schema.Struct({ deliveries: Schema.Array(Delivery) }).annotations({
-  identifier: "PanelDeliveryList"
+  identifier: "PanelDeliveryList",
+  examples: [{
+    deliveries: [{
+      id: "8a1d5e2c-6f3b-4c9a-b7e0-1d2c3b4a5f60",
+      endpoint_id: "3c9b2f4e-1a7d-4e8b-9c60-5d2e1f0a7b84",
+      event_id: "evt_4f6c2a9e0b1d4c7e8f3a5b6c7d8e9f01",
+      event: "tra.failed",
+      status: "failed",
+      attempts: 10,
+      last_http_status: 500,
+      last_error: "HTTP 500",
+      next_attempt_at: null,
+      delivered_at: null,
+      created_at: EXAMPLE.at,
+      attempt_log: [{ attempted_at: EXAMPLE.at, http_status: 500, duration_ms: 130, error: "HTTP 500" }]
+    }]
+  }]
 })
-export const IdPath = Schema.Struct({ id: Schema.String }).annotations({ identifier: "PanelIdPath" })
+export const DeliveryIdPath = Schema.Struct({
+  id: param(Schema.String, "The delivery's id.", "8a1d5e2c-6f3b-4c9a-b7e0-1d2c3b4a5f60")
+})
+export const WebhookIdPath = Schema.Struct({
+  id: param(Schema.String, "The webhook endpoint's id.", "3c9b2f4e-1a7d-4e8b-9c60-5d2e1f0a7b84")
+})
 
 // ---------------------------------------------------------------------------------------------------------------
 // Reservations: what was reported, what failed and why — no guest personal data
 
 export const ReservationsQuery = Schema.Struct({
-  environment: optional(Environment),
-  status: optional(Status),
-  /** Arrivals on or after this date. */
-  from: optional(IsoDate),
-  /** Arrivals on or before this date. */
-  to: optional(IsoDate),
-  /** Part of an external_id. */
-  q: optional(StoredString.pipe(Schema.maxLength(120, { message: () => "must be at most 120 characters" }))),
-  limit: optional(Limit(200)),
-  /** `next_cursor` of the previous page. */
-  cursor: optional(Schema.String)
-}).annotations({ identifier: "PanelReservationsQuery", ...requestOptions })
+  environment: environmentParam,
+  status: optionalParam(Status, "Only reservations in this status.", "failed"),
+  from: optionalParam(IsoDate, "Arrivals on or after this date.", "2026-12-01"),
+  to: optionalParam(IsoDate, "Arrivals on or before this date.", "2026-12-31"),
+  q: optionalParam(
+    StoredString.pipe(Schema.maxLength(120, { message: () => "must be at most 120 characters" })),
+    "Part of an external_id.",
+    "PMS-2026"
+  ),
+  limit: optionalParam(IntFromQuery(200, 50), "How many per page: 1 to 200, default 50."),
+  cursor: optionalParam(Schema.String, "`next_cursor` of the previous page.")
+}).annotations(requestOptions)
 export type ReservationsQuery = typeof ReservationsQuery.Type
 
 export const ReservationSummary = Schema.Struct({
@@ -220,7 +374,36 @@ export type ReservationSummary = typeof ReservationSummary.Type
 export const ReservationPage = Schema.Struct({
   reservations: Schema.Array(ReservationSummary),
   next_cursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "PanelReservationPage" })
+}).annotations({
+  identifier: "PanelReservationPage",
+  examples: [{
+    reservations: [{
+      ok: true,
+      reservation_id: "5f0c7c1e-3b2a-4d9e-8f61-2a7b9c0d1e23",
+      external_id: "PMS-2026-0042",
+      status: "failed",
+      reservation_status: "confirmed",
+      sandbox: true,
+      checkin_token: null,
+      checkin_status: "completed",
+      guests_registered: 2,
+      tra: {
+        status: "error",
+        reported_at: null,
+        warning: "simulated rejection (sandbox_simulate tra_failed)",
+        simulated: true,
+        sends_on: "2026-12-18",
+        mincit_code: null
+      },
+      sire: { status: "success", reported_at: EXAMPLE.at, simulated: true, foreign_guests: 1 },
+      check_in: "2026-12-18",
+      check_out: "2026-12-21",
+      property_id: EXAMPLE_PROPERTY.property_id,
+      updated_at: EXAMPLE.at
+    }],
+    next_cursor: null
+  }]
+})
 
 // ---------------------------------------------------------------------------------------------------------------
 // Members and audit
@@ -234,14 +417,22 @@ export const MemberList = Schema.Struct({
   /** The account's own e-mail: it signs in too and alone may change the members. */
   holder: Schema.String,
   members: Schema.Array(Member)
-}).annotations({ identifier: "PanelMemberList" })
-export const AddMember = Schema.Struct({ email: PanelEmail }).annotations({ identifier: "PanelAddMember", ...requestOptions })
-export const MemberPath = Schema.Struct({ email: Schema.String }).annotations({ identifier: "PanelMemberPath" })
-
-export const AuditQuery = Schema.Struct({ limit: optional(Limit(200)) }).annotations({
-  identifier: "PanelAuditQuery",
+}).annotations({
+  identifier: "PanelMemberList",
+  examples: [{ holder: EXAMPLE.holder, members: [{ email: EXAMPLE.member, added_by: EXAMPLE.holder, added_at: EXAMPLE.at }] }]
+})
+export const AddMember = Schema.Struct({ email: PanelEmail }).annotations({
+  identifier: "PanelAddMember",
+  examples: [{ email: EXAMPLE.member }],
   ...requestOptions
 })
+export const MemberPath = Schema.Struct({
+  email: param(Schema.String, "The member's e-mail.", "recepcion@hotelandino.example.co")
+})
+
+export const AuditQuery = Schema.Struct({
+  limit: optionalParam(IntFromQuery(200, 100), "How many entries, newest first: 1 to 200, default 100.")
+}).annotations(requestOptions)
 export const AuditEntry = Schema.Struct({
   at: DateTimeString,
   actor_email: Schema.String,
@@ -249,7 +440,12 @@ export const AuditEntry = Schema.Struct({
   target: Schema.NullOr(Schema.String),
   ip: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "PanelAuditEntry" })
-export const AuditLog = Schema.Struct({ entries: Schema.Array(AuditEntry) }).annotations({ identifier: "PanelAuditLog" })
+export const AuditLog = Schema.Struct({ entries: Schema.Array(AuditEntry) }).annotations({
+  identifier: "PanelAuditLog",
+  examples: [{
+    entries: [{ at: EXAMPLE.at, actor_email: EXAMPLE.holder, action: "key.created", target: EXAMPLE.keyId, ip: "203.0.113.7" }]
+  }]
+})
 
 // ---------------------------------------------------------------------------------------------------------------
 // Who is signed in

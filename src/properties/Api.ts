@@ -31,4 +31,8 @@ export class PropertiesApi extends HttpApiGroup.make("properties")
   )
   .middleware(PartnerAuth)
   .annotate(OpenApi.Title, "Properties")
+  .annotate(
+    OpenApi.Description,
+    "Endpoints 1 and 2: the properties of the key's account and environment, and their mapping to the PMS's ids."
+  )
 {}

@@ -9,6 +9,23 @@ import {
 import type { Environment } from "../shared/Environment.ts"
 import { StoredString } from "../shared/StoredString.ts"
 
+/** Examples for the OpenAPI document, typed by the schemas they illustrate. */
+const EXAMPLE_PROPERTY = {
+  property_id: "0d6f1c9a-8b3e-4f2a-9c71-5e4b3a2d1f08",
+  external_id: "HOTEL-CTG-01",
+  rnt_id: "123456",
+  name: "Hotel Andino Cartagena",
+  internal_name: "Andino CTG",
+  checkin_enabled: true,
+  compliance: { tra: true, sire: true },
+  requires_contract_signature: false,
+  requires_document_photos: true
+} as const
+const EXAMPLE_MAPPINGS = [
+  { property_id: "0d6f1c9a-8b3e-4f2a-9c71-5e4b3a2d1f08", external_id: "HOTEL-CTG-01" },
+  { property_id: "7a2e9b4c-1d3f-4a5b-8c6d-9e0f1a2b3c4d", external_id: null }
+] as const
+
 /** The spec's Property (item of `properties` in endpoint 1). */
 export const Property = Schema.Struct({
   property_id: Schema.UUID,
@@ -20,7 +37,7 @@ export const Property = Schema.Struct({
   compliance: Schema.Struct({ tra: Schema.Boolean, sire: Schema.Boolean }),
   requires_contract_signature: Schema.Boolean,
   requires_document_photos: Schema.Boolean
-}).annotations({ identifier: "Property" })
+}).annotations({ identifier: "Property", examples: [EXAMPLE_PROPERTY] })
 export type Property = typeof Property.Type
 
 export const ExternalId = StoredString.pipe(
@@ -40,15 +57,20 @@ export const MapPropertiesRequest = Schema.Struct({
     Schema.minItems(1, { message: () => "must hold at least 1 mapping" }),
     Schema.maxItems(500, { message: () => "must hold at most 500 mappings" })
   )
-}).annotations({ identifier: "MapPropertiesRequest", parseOptions: { errors: "all" } })
+}).annotations({
+  identifier: "MapPropertiesRequest",
+  examples: [{ mappings: EXAMPLE_MAPPINGS }],
+  parseOptions: { errors: "all" }
+})
 
 export const MapPropertiesResponse = Schema.Struct({
   ok: Schema.Boolean,
   mappings: Schema.Array(PropertyMapping)
-}).annotations({ identifier: "MapPropertiesResponse" })
+}).annotations({ identifier: "MapPropertiesResponse", examples: [{ ok: true, mappings: EXAMPLE_MAPPINGS }] })
 
 export const PropertyList = Schema.Struct({ properties: Schema.Array(Property) }).annotations({
-  identifier: "PropertyList"
+  identifier: "PropertyList",
+  examples: [{ properties: [EXAMPLE_PROPERTY] }]
 })
 
 /** Where a property stands relative to the calling key, as far as access rules care. */

@@ -110,4 +110,9 @@ export class ReservationsApi extends HttpApiGroup.make("reservations")
   )
   .middleware(PartnerAuth)
   .annotate(OpenApi.Title, "Reservations")
+  .annotate(
+    OpenApi.Description,
+    "Endpoints 3 to 8: create a reservation (the guests register through its `checkin_url`) or submit a complete " +
+      "registration, then query, modify and cancel it. A reservation is named by the partner's `external_id`."
+  )
 {}

@@ -161,7 +161,12 @@ const fitsMetadataLimit = (json: string) =>
 export const JsonObject = Schema.declare(
   (value: unknown): value is { readonly [key: string]: unknown } =>
     typeof value === "object" && value !== null && !Array.isArray(value),
-  { title: "JSON object", message: () => "must be a JSON object", jsonSchema: { type: "object" } }
+  {
+    title: "JSON object",
+    message: () => "must be a JSON object",
+    // Free-form: without `additionalProperties: true` generators type it as an object with no keys.
+    jsonSchema: { type: "object", additionalProperties: true }
+  }
 )
 
 /** Free-form JSON object, returned unchanged; at most 4096 bytes as compact UTF-8 JSON (design §6.7). */
@@ -298,18 +303,49 @@ const guestDocument: Rule = ({ tipo_documento, nacionalidad, fecha_nacimiento })
 
 const requestOptions = { parseOptions: { errors: "all" } } as const
 
-/** A request struct with its cross-field rules, named `identifier` (also in "Expected …" messages). */
+/**
+ * A request struct with its cross-field rules, named `identifier` (also in "Expected …" messages), and the
+ * example the OpenAPI document shows (on the struct: the generator reads a filter's `from`, not the filter).
+ */
 const withRules = <Fields extends Schema.Struct.Fields>(
   identifier: string,
   self: Schema.Struct<Fields>,
+  example: Schema.Struct.Type<Fields>,
   ...rules: ReadonlyArray<Rule>
 ) =>
-  self.annotations({ title: identifier }).pipe(
+  self.annotations({ title: identifier, examples: [example] }).pipe(
     Schema.filter(crossField(...rules), { [StableFilter]: true }),
     (schema) => schema.annotations({ identifier, ...requestOptions })
   )
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+// ---------------------------------------------------------------------------------------------------------
+// Examples for the OpenAPI document: one reservation's story, typed by the schemas they illustrate (a value
+// that does not encode would be dropped from the document; the test suite checks every operation has one).
+
+const EXAMPLE = {
+  propertyId: "0d6f1c9a-8b3e-4f2a-9c71-5e4b3a2d1f08",
+  reservationId: "5f0c7c1e-3b2a-4d9e-8f61-2a7b9c0d1e23",
+  externalId: "PMS-2026-0042",
+  checkinToken: "Yq3Jv0xT6bWmK2pR8sZ1uD4hF7nL9cE5",
+  createdAt: "2026-12-01T14:30:00.000Z",
+  metadata: { channel: "booking-engine" }
+} as const
+
+const EXAMPLE_GUEST = {
+  tipo_documento: "Pasaporte",
+  numero_documento: "X1234567",
+  nombre: "John",
+  apellido: "Smith",
+  nacionalidad: "US",
+  fecha_nacimiento: "1985-04-12",
+  pais_procedencia: "US",
+  ciudad_procedencia: "Miami",
+  pais_residencia: "US",
+  ciudad_residencia: "Miami",
+  email: "john.smith@example.com"
+} as const
 
 // ---------------------------------------------------------------------------------------------------------
 // Requests
@@ -346,6 +382,20 @@ export const CreateReservation = withRules(
     guest_phone: optional(BoundedText(Limits.guestPhone)),
     notes: optional(BoundedText(Limits.notes))
   }),
+  {
+    external_id: EXAMPLE.externalId,
+    source: "pms-acme",
+    property_id: EXAMPLE.propertyId,
+    room_number: "304",
+    check_in: "2026-12-18",
+    check_out: "2026-12-21",
+    guest_name: "Ana Gómez",
+    guests_count: 2,
+    total_amount: 1250000,
+    currency: "COP",
+    guest_email: "ana.gomez@example.com",
+    metadata: EXAMPLE.metadata
+  },
   oneProperty,
   stayDates
 )
@@ -369,6 +419,7 @@ export const UpdateReservation = withRules(
     notes: optional(Schema.NullOr(BoundedText(Limits.notes))),
     metadata: optional(Metadata)
   }),
+  { external_id: EXAMPLE.externalId, check_out: "2026-12-22", guests_count: 3, notes: null },
   stayDates
 )
 export type UpdateReservation = typeof UpdateReservation.Type
@@ -377,7 +428,11 @@ export type UpdateReservation = typeof UpdateReservation.Type
 export const CancelReservation = Schema.Struct({
   external_id: ExternalId,
   reason: optional(BoundedText(Limits.cancelReason))
-}).annotations({ identifier: "CancelReservation", ...requestOptions })
+}).annotations({
+  identifier: "CancelReservation",
+  examples: [{ external_id: EXAMPLE.externalId, reason: "The guest cancelled through the booking channel." }],
+  ...requestOptions
+})
 export type CancelReservation = typeof CancelReservation.Type
 
 /** One guest of endpoint 7. Not checked here (no clock): that fecha_nacimiento is not in the future. */
@@ -404,13 +459,14 @@ const GuestFields = {
     doc_photo_back_url: optional(Uri)
 }
 
-export const GuestInput = withRules("GuestInput", Schema.Struct(GuestFields), guestDocument)
+export const GuestInput = withRules("GuestInput", Schema.Struct(GuestFields), EXAMPLE_GUEST, guestDocument)
 export type GuestInput = typeof GuestInput.Type
 
 /** The check-in page's guest (design §5): GuestInput plus the trip's `motivo`, required from the first guest. */
 export const CheckinGuestInput = withRules(
   "CheckinGuestInput",
   Schema.Struct({ ...GuestFields, motivo: optional(Motivo) }),
+  { ...EXAMPLE_GUEST, motivo: "Vacaciones, recreo y ocio" },
   guestDocument
 )
 export type CheckinGuestInput = typeof CheckinGuestInput.Type
@@ -433,6 +489,20 @@ export const SubmitRegistration = withRules(
       })
     )
   }),
+  {
+    external_id: "PMS-2026-0043",
+    source: "pms-acme",
+    property_external_id: "HOTEL-CTG-01",
+    check_in: "2026-12-18",
+    check_out: "2026-12-20",
+    guest_name: "John Smith",
+    guests_count: 1,
+    total_amount: 320,
+    currency: "USD",
+    motivo: "Vacaciones, recreo y ocio",
+    tipo_acomodacion: "Hotel",
+    guests: [EXAMPLE_GUEST]
+  },
   oneProperty,
   stayDates
 )
@@ -440,25 +510,36 @@ export type SubmitRegistration = typeof SubmitRegistration.Type
 
 export const Include = Schema.Literal("guests")
 
+// Path and query structs carry no `identifier`: the OpenAPI generator turns a struct into parameters only when
+// it is inlined (an identifier makes it a `$ref`, and every parameter would be dropped). Descriptions sit on
+// the property signatures, where they document the parameter without changing any validation message.
+
+const include = optional(Include).annotations({
+  description: "`guests` adds the guests (personal data) to the answer; without it the answer carries statuses only.",
+  examples: ["guests"]
+})
+
 /** Endpoint 6's query. */
 export const RegistrationQuery = Schema.Struct({
-  external_id: ExternalId,
-  include: optional(Include)
-}).annotations({ identifier: "RegistrationQuery", ...requestOptions })
+  external_id: Schema.propertySignature(ExternalId).annotations({
+    description: "The partner's reservation id, as sent on creation; any characters, `/` included.",
+    examples: ["PMS-2026-0042"]
+  }),
+  include
+}).annotations(requestOptions)
 export type RegistrationQuery = typeof RegistrationQuery.Type
 
 /** Endpoint 8's path (`/api/partners/registrations/{external_id}`). */
-export const RegistrationPath = Schema.Struct({ external_id: ExternalId }).annotations({
-  identifier: "RegistrationPath",
-  ...requestOptions
-})
+export const RegistrationPath = Schema.Struct({
+  external_id: Schema.propertySignature(ExternalId).annotations({
+    description: "The partner's reservation id, as sent on creation. An id containing `/` must use endpoint 6's query.",
+    examples: ["PMS-2026-0042"]
+  })
+}).annotations(requestOptions)
 export type RegistrationPath = typeof RegistrationPath.Type
 
 /** Endpoint 8's query. */
-export const IncludeQuery = Schema.Struct({ include: optional(Include) }).annotations({
-  identifier: "IncludeQuery",
-  ...requestOptions
-})
+export const IncludeQuery = Schema.Struct({ include }).annotations(requestOptions)
 export type IncludeQuery = typeof IncludeQuery.Type
 
 // ---------------------------------------------------------------------------------------------------------
@@ -588,9 +669,33 @@ const RegistrationStatusFields = {
   sire: SireReport
 }
 
+const EXAMPLE_STATUS = {
+  ok: true,
+  reservation_id: EXAMPLE.reservationId,
+  external_id: EXAMPLE.externalId,
+  status: "pending_checkin",
+  reservation_status: "confirmed",
+  sandbox: false,
+  checkin_token: EXAMPLE.checkinToken,
+  checkin_status: "pending",
+  guests_registered: 0,
+  tra: { status: "not_applicable", reported_at: null, sends_on: null, mincit_code: null },
+  sire: { status: "not_applicable", reported_at: null, foreign_guests: 0 }
+} as const
+
 /** Endpoints 5 and 7; the base of the others. */
 export const RegistrationStatus = Schema.Struct(RegistrationStatusFields).annotations({
-  identifier: "RegistrationStatus"
+  identifier: "RegistrationStatus",
+  examples: [{
+    ...EXAMPLE_STATUS,
+    external_id: "PMS-2026-0043",
+    status: "pending_compliance",
+    checkin_token: null,
+    checkin_status: "completed",
+    guests_registered: 1,
+    tra: { status: "pending", reported_at: null, sends_on: "2026-12-18", mincit_code: null },
+    sire: { status: "pending", reported_at: null, foreign_guests: 1 }
+  }]
 })
 export type RegistrationStatus = typeof RegistrationStatus.Type
 
@@ -603,9 +708,19 @@ const ReservationResponseFields = {
   idempotent_replay: Schema.Boolean
 }
 
+const EXAMPLE_RESERVATION = {
+  ...EXAMPLE_STATUS,
+  source: "pms-acme",
+  metadata: EXAMPLE.metadata,
+  checkin_url: `https://registro.example.co/checkin/${EXAMPLE.checkinToken}`,
+  created_at: EXAMPLE.createdAt,
+  idempotent_replay: false
+} as const
+
 /** Endpoint 3. */
 export const ReservationResponse = Schema.Struct(ReservationResponseFields).annotations({
-  identifier: "ReservationResponse"
+  identifier: "ReservationResponse",
+  examples: [EXAMPLE_RESERVATION]
 })
 export type ReservationResponse = typeof ReservationResponse.Type
 
@@ -618,14 +733,31 @@ export const RegistrationDetail = Schema.Struct({
   guests_count: Schema.Int,
   completed_at: Schema.NullOr(DateTimeString),
   guests: optional(Schema.Array(Guest))
-}).annotations({ identifier: "RegistrationDetail" })
+}).annotations({
+  identifier: "RegistrationDetail",
+  examples: [{
+    ...EXAMPLE_RESERVATION,
+    status: "pending_compliance",
+    checkin_status: "completed",
+    guests_registered: 2,
+    tra: { status: "pending", reported_at: null, sends_on: "2026-12-18", mincit_code: null },
+    property_id: EXAMPLE.propertyId,
+    check_in: "2026-12-18",
+    check_out: "2026-12-21",
+    guests_count: 2,
+    completed_at: "2026-12-10T15:04:05.000Z"
+  }]
+})
 export type RegistrationDetail = typeof RegistrationDetail.Type
 
 /** Endpoint 4: ReservationResponse plus the names of the fields whose value changed (`[]` if none). */
 export const UpdateResponse = Schema.Struct({
   ...ReservationResponseFields,
   changed: Schema.Array(Schema.String)
-}).annotations({ identifier: "UpdateResponse" })
+}).annotations({
+  identifier: "UpdateResponse",
+  examples: [{ ...EXAMPLE_RESERVATION, changed: ["check_out", "guests_count", "notes"] }]
+})
 export type UpdateResponse = typeof UpdateResponse.Type
 
 /** Endpoint 5. `warning` is present only when a report had already gone out (spec rule 7). */
@@ -634,5 +766,14 @@ export const CancelResponse = Schema.Struct({
   already_cancelled: Schema.Boolean,
   already_reported: Schema.Struct({ tra: Schema.Boolean, sire: Schema.Boolean }),
   warning: optional(Schema.String)
-}).annotations({ identifier: "CancelResponse" })
+}).annotations({
+  identifier: "CancelResponse",
+  examples: [{
+    ...EXAMPLE_STATUS,
+    status: "cancelled",
+    reservation_status: "cancelled",
+    already_cancelled: false,
+    already_reported: { tra: false, sire: false }
+  }]
+})
 export type CancelResponse = typeof CancelResponse.Type

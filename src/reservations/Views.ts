@@ -1,3 +1,4 @@
+import type { ReservationEventData } from "../webhooks/Event.ts"
 import * as Lifecycle from "./Lifecycle.ts"
 import type { RegistrationStatus, ReservationResponse } from "./Reservation.ts"
 import { type ReservationRow, snapshotOf } from "./ReservationRow.ts"
@@ -31,7 +32,7 @@ export const makeViews = (publicBaseUrl: string) => {
   })
 
   /** The webhook `data` of an event about this reservation (spec "Events"), without guests. */
-  const eventData = (row: ReservationRow) => ({
+  const eventData = (row: ReservationRow): ReservationEventData => ({
     reservation_id: row.id,
     external_id: row.external_id,
     source: row.source,

@@ -28,6 +28,48 @@ interface ErrorClass<Self> {
 }
 
 /**
+ * What each code means (spec "Errors", design §6.2, docs/panel.md): the description of its wire schema, which the
+ * OpenAPI documents show beside the code. A code missing here is described by its name alone.
+ */
+const MEANINGS: Readonly<Record<string, string>> = {
+  invalid_json: "the body is not valid JSON",
+  invalid_request: "a missing field or an invalid format; `details.fields` names every failing field",
+  invalid_webhook_url: "the webhook URL is not public HTTPS",
+  registration_rejected: "the guest registration was not accepted; the message gives the reason",
+  unauthorized: "the key (or the panel session) is missing, invalid or revoked",
+  property_out_of_scope: "the property does not belong to the account",
+  sandbox_property_required: "a test key was used on a real property",
+  live_property_required: "a live key was used on a test property",
+  property_not_found: "the property does not exist or has check-in disabled",
+  registration_not_found: "no reservation of the caller with that external_id",
+  webhook_not_found: "the webhook endpoint does not exist, is not the caller's or was deactivated",
+  delivery_not_found: "the delivery does not exist or is not the caller's",
+  reservation_conflict: "the external_id exists with different data; use PATCH",
+  creation_in_progress: "another creation with that external_id is running; retry in a few seconds",
+  registration_open: "the external_id was created without guests; they register through the link",
+  reservation_cancelled: "the reservation is cancelled",
+  already_reported: "already reported to an authority; it cannot be changed through the API",
+  guests_already_registered: "guests_count is lower than the guests already registered",
+  duplicate_document: "a document number repeats among the guests",
+  external_id_in_use: "the external id is already assigned to another property",
+  webhook_limit_reached: "the key's account already has 5 active webhook endpoints in this environment",
+  rate_limited: "limit exceeded; wait the seconds in the Retry-After header",
+  internal_error: "server error; retry (`details.request_id` identifies it in the logs)",
+  trm_unavailable: "the exchange rate for USD conversion could not be obtained; retry in a few minutes",
+  not_found: "no such route",
+  method_not_allowed: "the path exists, not with this method; the Allow header lists the methods",
+  csrf_rejected: "a state-changing request without a same-origin Origin or the session's X-Panel-CSRF",
+  invalid_code: "a wrong, expired, spent or burnt e-mailed code",
+  live_not_enabled: "a live key on a self-signed-up account that an operator has not enabled yet",
+  sandbox_exists: "the account's test environment was already created",
+  owner_required: "only the account's own e-mail may change its members",
+  member_not_found: "no such member of the account",
+  key_not_found: "no such key of the account",
+  key_limit_reached: "the account already has 3 active keys of that type",
+  account_not_found: "no such account"
+}
+
+/**
  * The wire schema of one error class: decodes a `{error, code, details}` body into the class (for the typed
  * client) and encodes an instance into that body, dropping `_tag` (stack-notes P11).
  */
@@ -40,7 +82,11 @@ const wire = <Self extends { readonly message: string; readonly details: Details
     strict: true,
     decode: (body) => new cls({ message: body.error, details: body.details }),
     encode: (error) => ({ error: error.message, code, details: error.details })
-  }).annotations(HttpApiSchema.annotations({ status, identifier: `${cls.identifier}Error`, description: code }))
+  }).annotations(HttpApiSchema.annotations({
+    status,
+    identifier: `${cls.identifier}Error`,
+    description: MEANINGS[code] === undefined ? code : `${code}: ${MEANINGS[code]}`
+  }))
 
 export class InvalidJson extends Schema.TaggedError<InvalidJson>()("InvalidJson", fields) {}
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", fields) {}

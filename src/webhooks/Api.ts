@@ -87,4 +87,9 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .middleware(PartnerAuth)
   .annotate(OpenApi.Title, "Webhooks")
+  .annotate(
+    OpenApi.Description,
+    "Endpoints 9 to 16: where the service sends its signed events (see the Events section for their bodies and " +
+      "headers), and the history of every delivery."
+  )
 {}

@@ -5,9 +5,8 @@ import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { SafeHttp } from "../net/SafeHttp.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
-import { API_VERSION } from "../shared/ApiVersion.ts"
 import { DeliveryNotFound } from "../shared/errors.ts"
-import { newEventId } from "./Event.ts"
+import { newEventId, pingBody } from "./Event.ts"
 import { DELIVERY_TIMEOUT, nextRetry, PING_MAX_ATTEMPTS, retryAfter } from "./RetryPolicy.ts"
 import { bodyFor, deliveryHeaders } from "./Signature.ts"
 import type { AttemptLogEntry, DeliveriesQuery, Delivery, DeliveryStatus } from "./Webhook.ts"
@@ -274,14 +273,9 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
         const at = DateTime.toDateUtc(now)
         const leaseUntil = DateTime.toDateUtc(DateTime.addDuration(now, DELIVERY_LEASE))
         const eventId = newEventId()
-        const body = JSON.stringify({
-          id: eventId,
-          type: "ping",
-          created_at: at.toISOString(),
-          api_version: API_VERSION,
-          sandbox: key.environment === "test",
-          data: { endpoint_id: endpointId, message: "Test event from the Partner Reservation Registration Service." }
-        })
+        const body = JSON.stringify(
+          pingBody({ id: eventId, createdAt: at, sandbox: key.environment === "test", endpointId })
+        )
         const job = yield* Effect.gen(function*() {
           const [endpoint] = yield* sql<{ url: string; secret: string; include_guests: boolean }>`
             SELECT url, secret, include_guests FROM webhook_endpoints

@@ -1,4 +1,6 @@
+import { Schema } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
+import { EventId } from "./Event.ts"
 
 /** Sent as `User-Agent` with every delivery (spec "Events"). */
 export const USER_AGENT = "Service-Webhooks/1.0"
@@ -27,6 +29,34 @@ export const deliveryHeaders = (input: {
   "x-service-event": input.eventType,
   "x-service-timestamp": String(input.timestamp),
   "x-service-signature": sign(input.secret, input.timestamp, input.body)
+})
+
+const header = <S extends Schema.Schema.Any>(schema: S, description: string, example: Schema.Schema.Type<S>) =>
+  Schema.propertySignature(schema).annotations({ description, examples: [example] })
+
+/**
+ * The headers of every delivery besides `Content-Type` (spec "Events"), named as the spec writes them: what the
+ * OpenAPI `webhooks` section documents. `deliveryHeaders` sends exactly these (a test holds the two together).
+ */
+export const DeliveryHeaders = Schema.Struct({
+  "User-Agent": header(Schema.Literal(USER_AGENT), "Identifies the service's webhook sender.", USER_AGENT),
+  "X-Service-Event-Id": header(
+    EventId,
+    "The event's id, equal to the body's `id`: deduplicate on it (a redelivery keeps it).",
+    "evt_4f6c2a9e0b1d4c7e8f3a5b6c7d8e9f01"
+  ),
+  "X-Service-Event": header(Schema.String, "The event type, equal to the body's `type`.", "reservation.created"),
+  "X-Service-Timestamp": header(
+    Schema.String.pipe(Schema.pattern(/^\d+$/)),
+    "When this attempt was sent, in Unix seconds. Reject the event if it differs from your clock by more than 5 minutes.",
+    "1797523200"
+  ),
+  "X-Service-Signature": header(
+    Schema.String.pipe(Schema.pattern(/^sha256=[0-9a-f]{64}$/)),
+    "`sha256=` and the lower-case hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the endpoint's " +
+      "secret exactly as returned (`whsec_…`, UTF-8). Compare in constant time; answer 401 on a mismatch.",
+    "sha256=9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f"
+  )
 })
 
 /**

@@ -29,6 +29,37 @@ const requestOptions = { parseOptions: { errors: "all" } } as const
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 const DateTimeString = Schema.String.annotations({ jsonSchema: { type: "string", format: "date-time" } })
 
+/** Examples for the OpenAPI document, typed by the schemas they illustrate. */
+const EXAMPLE_ENDPOINT = {
+  id: "3c9b2f4e-1a7d-4e8b-9c60-5d2e1f0a7b84",
+  url: "https://pms.example.com/hooks/registro",
+  events: ["*"],
+  include_guests: false,
+  is_active: true,
+  created_at: "2026-11-20T09:00:00.000Z",
+  secret_rotated_at: null
+} as const
+const EXAMPLE_SECRET = "whsec_q8V2mX5tB1nK7cR4zL9pW3sD6fG0hJ2yU8eA5oI1vN4"
+const EXAMPLE_DELIVERY_ID = "8a1d5e2c-6f3b-4c9a-b7e0-1d2c3b4a5f60"
+const EXAMPLE_EVENT_ID = "evt_4f6c2a9e0b1d4c7e8f3a5b6c7d8e9f01"
+const EXAMPLE_DELIVERY = {
+  id: EXAMPLE_DELIVERY_ID,
+  endpoint_id: EXAMPLE_ENDPOINT.id,
+  event_id: EXAMPLE_EVENT_ID,
+  event: "reservation.created",
+  status: "delivered",
+  attempts: 2,
+  last_http_status: 200,
+  last_error: null,
+  next_attempt_at: null,
+  delivered_at: "2026-12-01T14:31:02.000Z",
+  created_at: "2026-12-01T14:30:00.000Z",
+  attempt_log: [
+    { attempted_at: "2026-12-01T14:30:00.120Z", http_status: 503, duration_ms: 212, error: "HTTP 503" },
+    { attempted_at: "2026-12-01T14:31:02.000Z", http_status: 200, duration_ms: 95, error: null }
+  ]
+} as const
+
 /**
  * Where deliveries go. Only its shape is checked here; whether it is a public HTTPS address is the URL
  * policy's decision (`invalid_webhook_url`, design §7), made by the service.
@@ -49,7 +80,11 @@ export const CreateWebhook = Schema.Struct({
   url: WebhookUrl,
   events: optional(Events),
   include_guests: optional(Schema.Boolean)
-}).annotations({ identifier: "CreateWebhook", ...requestOptions })
+}).annotations({
+  identifier: "CreateWebhook",
+  examples: [{ url: EXAMPLE_ENDPOINT.url, events: ["reservation.created", "registration.completed", "tra.failed"] }],
+  ...requestOptions
+})
 export type CreateWebhook = typeof CreateWebhook.Type
 
 /** Endpoint 11's body: every field optional; absent fields keep their value. */
@@ -57,14 +92,19 @@ export const UpdateWebhook = Schema.Struct({
   url: optional(WebhookUrl),
   events: optional(Events),
   include_guests: optional(Schema.Boolean)
-}).annotations({ identifier: "UpdateWebhook", ...requestOptions })
+}).annotations({ identifier: "UpdateWebhook", examples: [{ include_guests: true }], ...requestOptions })
 export type UpdateWebhook = typeof UpdateWebhook.Type
 
+// Path and query structs carry no `identifier`: the OpenAPI generator turns a struct into parameters only when
+// it is inlined (an identifier makes it a `$ref`, and every parameter would be dropped).
+
 /** Any string: an id that is not a uuid is simply not found (404), like an unknown one. */
-export const WebhookPath = Schema.Struct({ id: Schema.String }).annotations({
-  identifier: "WebhookPath",
-  ...requestOptions
-})
+export const WebhookPath = Schema.Struct({
+  id: Schema.propertySignature(Schema.String).annotations({
+    description: "The webhook endpoint's id (a uuid, as endpoint 10 answered it).",
+    examples: ["3c9b2f4e-1a7d-4e8b-9c60-5d2e1f0a7b84"]
+  })
+}).annotations(requestOptions)
 
 export const WebhookEndpoint = Schema.Struct({
   id: Schema.String,
@@ -74,27 +114,32 @@ export const WebhookEndpoint = Schema.Struct({
   is_active: Schema.Boolean,
   created_at: DateTimeString,
   secret_rotated_at: Schema.NullOr(DateTimeString)
-}).annotations({ identifier: "WebhookEndpoint" })
+}).annotations({ identifier: "WebhookEndpoint", examples: [EXAMPLE_ENDPOINT] })
 export type WebhookEndpoint = typeof WebhookEndpoint.Type
 
 export const WebhookEndpointCreated = Schema.Struct({
   ...WebhookEndpoint.fields,
   /** `whsec_…`: shown in this response only. */
   secret: Schema.String
-}).annotations({ identifier: "WebhookEndpointCreated" })
+}).annotations({ identifier: "WebhookEndpointCreated", examples: [{ ...EXAMPLE_ENDPOINT, secret: EXAMPLE_SECRET }] })
 
 export const WebhookList = Schema.Struct({ endpoints: Schema.Array(WebhookEndpoint) }).annotations({
-  identifier: "WebhookList"
+  identifier: "WebhookList",
+  examples: [{ endpoints: [EXAMPLE_ENDPOINT] }]
 })
 
 export const DeactivateResponse = Schema.Struct({
   ok: Schema.Boolean,
   id: Schema.String,
   is_active: Schema.Boolean
-}).annotations({ identifier: "DeactivateWebhookResponse" })
+}).annotations({
+  identifier: "DeactivateWebhookResponse",
+  examples: [{ ok: true, id: EXAMPLE_ENDPOINT.id, is_active: false }]
+})
 
 export const RotateResponse = Schema.Struct({ id: Schema.String, secret: Schema.String }).annotations({
-  identifier: "RotateSecretResponse"
+  identifier: "RotateSecretResponse",
+  examples: [{ id: EXAMPLE_ENDPOINT.id, secret: EXAMPLE_SECRET }]
 })
 
 export const TestResponse = Schema.Struct({
@@ -104,20 +149,36 @@ export const TestResponse = Schema.Struct({
   duration_ms: Schema.Int,
   /** Why the ping was not delivered; empty when it was. */
   error: Schema.String
-}).annotations({ identifier: "TestWebhookResponse" })
+}).annotations({
+  identifier: "TestWebhookResponse",
+  examples: [{ event_id: EXAMPLE_EVENT_ID, delivered: true, http_status: 200, duration_ms: 84, error: "" }]
+})
 
-const IntFromQuery = Schema.NumberFromString.pipe(
-  Schema.int({ message: () => "must be an integer" }),
-  Schema.between(1, Limits.deliveriesMax, { message: () => `must be between 1 and ${Limits.deliveriesMax}` })
-)
+/**
+ * A query-string integer from 1 to `max`. Documented as the integer it is (the JSON schema of its encoded side
+ * would say "string"); default and examples go in that override, since property-level ones are encoded to text.
+ */
+export const IntFromQuery = (max: number, defaultValue: number) =>
+  Schema.NumberFromString.pipe(
+    Schema.int({ message: () => "must be an integer" }),
+    Schema.between(1, max, { message: () => `must be between 1 and ${max}` })
+  ).annotations({ jsonSchema: { type: "integer", minimum: 1, maximum: max, default: defaultValue, examples: [20] } })
 
 /** Endpoint 15's query. */
 export const DeliveriesQuery = Schema.Struct({
-  status: optional(DeliveryStatus),
-  event: optional(StoredString),
-  external_id: optional(StoredString),
-  limit: optional(IntFromQuery)
-}).annotations({ identifier: "DeliveriesQuery", ...requestOptions })
+  status: optional(DeliveryStatus).annotations({ description: "Only deliveries in this status.", examples: ["failed"] }),
+  event: optional(StoredString).annotations({
+    description: "Only deliveries of this event type.",
+    examples: ["reservation.created"]
+  }),
+  external_id: optional(StoredString).annotations({
+    description: "Only deliveries of events about the reservation with this external_id.",
+    examples: ["PMS-2026-0042"]
+  }),
+  limit: optional(IntFromQuery(Limits.deliveriesMax, Limits.deliveriesDefault)).annotations({
+    description: `How many deliveries, most recent first: 1 to ${Limits.deliveriesMax}, default ${Limits.deliveriesDefault}.`
+  })
+}).annotations(requestOptions)
 export type DeliveriesQuery = typeof DeliveriesQuery.Type
 
 export const AttemptLogEntry = Schema.Struct({
@@ -141,21 +202,27 @@ export const Delivery = Schema.Struct({
   delivered_at: Schema.NullOr(DateTimeString),
   created_at: DateTimeString,
   attempt_log: Schema.Array(AttemptLogEntry)
-}).annotations({ identifier: "Delivery" })
+}).annotations({ identifier: "Delivery", examples: [EXAMPLE_DELIVERY] })
 export type Delivery = typeof Delivery.Type
 
 export const DeliveryList = Schema.Struct({ deliveries: Schema.Array(Delivery) }).annotations({
-  identifier: "DeliveryList"
+  identifier: "DeliveryList",
+  examples: [{ deliveries: [EXAMPLE_DELIVERY] }]
 })
 
-export const DeliveryPath = Schema.Struct({ id: Schema.String }).annotations({
-  identifier: "DeliveryPath",
-  ...requestOptions
-})
+export const DeliveryPath = Schema.Struct({
+  id: Schema.propertySignature(Schema.String).annotations({
+    description: "The delivery's id (`id` in endpoint 15's list).",
+    examples: ["8a1d5e2c-6f3b-4c9a-b7e0-1d2c3b4a5f60"]
+  })
+}).annotations(requestOptions)
 
 export const RedeliverResponse = Schema.Struct({
   ok: Schema.Boolean,
   id: Schema.String,
   event_id: Schema.String,
   status: DeliveryStatus
-}).annotations({ identifier: "RedeliverResponse" })
+}).annotations({
+  identifier: "RedeliverResponse",
+  examples: [{ ok: true, id: EXAMPLE_DELIVERY_ID, event_id: EXAMPLE_EVENT_ID, status: "pending" }]
+})

@@ -906,9 +906,6 @@ describe("responses", () => {
     CancelReservation,
     SubmitRegistration,
     GuestInput,
-    RegistrationQuery,
-    RegistrationPath,
-    IncludeQuery,
     Report,
     TraReport,
     SireReport,
@@ -924,4 +921,14 @@ describe("responses", () => {
     expect(SchemaAST.getIdentifierAnnotation(schema.ast)).toEqual(Option.some(name))
     expect(() => JSONSchema.make(schema as Schema.Schema<any, any, never>)).not.toThrow()
   })
+
+  // Updated for issue 14: path and query structs used to carry an identifier too, which made the OpenAPI
+  // generator emit them as `$ref`s and drop every parameter of endpoints 6 and 8. They must stay inline.
+  test.each(Object.entries({ RegistrationQuery, RegistrationPath, IncludeQuery }))(
+    "%s (parameters) carries no identifier and has a JSON Schema with its properties at the top",
+    (_name, schema) => {
+      expect(SchemaAST.getIdentifierAnnotation(schema.ast)).toEqual(Option.none())
+      expect(JSONSchema.make(schema as Schema.Schema<any, any, never>)).toHaveProperty("properties")
+    }
+  )
 })
