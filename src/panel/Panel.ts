@@ -395,7 +395,7 @@ export const ReservationPage = Schema.Struct({
         sends_on: "2026-12-18",
         mincit_code: null
       },
-      sire: { status: "success", reported_at: EXAMPLE.at, simulated: true, foreign_guests: 1 },
+      sire: { status: "success", reported_at: EXAMPLE.at, simulated: true, foreign_guests: 1, exit: { status: "success", sends_on: "2026-12-04", reported_at: EXAMPLE.at, simulated: true } },
       check_in: "2026-12-18",
       check_out: "2026-12-21",
       property_id: EXAMPLE_PROPERTY.property_id,

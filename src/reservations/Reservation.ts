@@ -680,7 +680,7 @@ const EXAMPLE_STATUS = {
   checkin_status: "pending",
   guests_registered: 0,
   tra: { status: "not_applicable", reported_at: null, sends_on: null, mincit_code: null },
-  sire: { status: "not_applicable", reported_at: null, foreign_guests: 0 }
+  sire: { status: "not_applicable", reported_at: null, foreign_guests: 0, exit: { status: "not_applicable", sends_on: null, reported_at: null } }
 } as const
 
 /** Endpoints 5 and 7; the base of the others. */
@@ -694,7 +694,7 @@ export const RegistrationStatus = Schema.Struct(RegistrationStatusFields).annota
     checkin_status: "completed",
     guests_registered: 1,
     tra: { status: "pending", reported_at: null, sends_on: "2026-12-18", mincit_code: null },
-    sire: { status: "pending", reported_at: null, foreign_guests: 1 }
+    sire: { status: "pending", reported_at: null, foreign_guests: 1, exit: { status: "not_applicable", sends_on: null, reported_at: null } }
   }]
 })
 export type RegistrationStatus = typeof RegistrationStatus.Type

@@ -73,7 +73,7 @@ const EXAMPLE_RESERVATION = {
   guests_registered: 0,
   contract_signed: false,
   tra: { status: "not_applicable", reported_at: null, sends_on: null, mincit_code: null },
-  sire: { status: "not_applicable", reported_at: null, foreign_guests: 0 },
+  sire: { status: "not_applicable", reported_at: null, foreign_guests: 0, exit: { status: "not_applicable", sends_on: null, reported_at: null } },
   metadata: { channel: "booking-engine" }
 } as const
 
