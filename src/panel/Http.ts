@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig, type AppConfigShape } from "../config/AppConfig.ts"
+import * as ApiDocs from "../http/ApiDocs.ts"
 import { PartnerApi } from "../http/PartnerApi.ts"
 import { CsrfRejected, RateLimited, Unauthorized } from "../shared/errors.ts"
 import { PanelApi, PanelOrigin, PanelSession } from "./Api.ts"
@@ -165,7 +166,10 @@ export const PanelAccountLive = HttpApiBuilder.group(PartnerApi, "panelAccount",
 
 /** `GET /api/panel/openapi.json`: the panel's own document, generated from `PanelApi` like `/openapi.json`. */
 export const openApiRoute = HttpApiBuilder.Router.use((router) =>
-  router.get("/api/panel/openapi.json", Effect.succeed(HttpServerResponse.unsafeJson(OpenApi.fromApi(PanelApi))))
+  Effect.flatMap(
+    ApiDocs.documentAsset(OpenApi.fromApi(PanelApi)),
+    (document) => router.get("/api/panel/openapi.json", document.handler)
+  )
 )
 
 /** For `ErrorMiddleware.routesOf`. */
