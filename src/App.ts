@@ -1,12 +1,4 @@
-import {
-  FetchHttpClient,
-  HttpApi,
-  HttpApiBuilder,
-  HttpApiScalar,
-  HttpMiddleware,
-  HttpRouter,
-  HttpServer
-} from "@effect/platform"
+import { FetchHttpClient, HttpApi, HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
 import { Context, Effect, Layer, Option } from "effect"
 import { Accounts } from "./accounts/Accounts.ts"
@@ -19,6 +11,7 @@ import { AppConfig } from "./config/AppConfig.ts"
 import * as Database from "./db/Database.ts"
 import { runMigrations } from "./db/migrations.ts"
 import { PartnerHealthLive, WorkerHealthLive } from "./health/Http.ts"
+import * as ApiDocs from "./http/ApiDocs.ts"
 import * as ErrorMiddleware from "./http/ErrorMiddleware.ts"
 import { withServers } from "./http/OpenApiDocument.ts"
 import { PartnerApi, WorkerApi } from "./http/PartnerApi.ts"
@@ -136,9 +129,19 @@ const Services = Layer.mergeAll(
   GuestCheckin.Default.pipe(Layer.provide([ReservationsLayer, Outbox.Default, DocumentStore.filesystem]))
 )
 
+const docs = { path: "/docs", documentPath: "/openapi.json" } as const
+
+/**
+ * The reference page and the document, compressed, served by this process alone (issue 14); the page may call
+ * the document's server (`PUBLIC_BASE_URL`) for Scalar's "Test Request".
+ */
+const DocsLayer = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
+  const connectSources = config.publicBaseUrlSet ? [new URL(config.publicBaseUrl).origin] : []
+  return Layer.mergeAll(ApiDocs.scalarLayer({ ...docs, connectSources }), ApiDocs.openApiLayer({ path: docs.documentPath }))
+}))
+
 const nonApiRoutes = [
-  { method: "GET", path: "/openapi.json" },
-  { method: "GET", path: "/docs" },
+  ...ApiDocs.routes(docs),
   { method: "POST", path: "/rpc/admin" },
   ...CheckinPage.routes,
   ...PanelHttp.routes
@@ -166,8 +169,7 @@ const DocumentedPartnerApi = Layer.effect(
 
 /** Partner API, OpenAPI, docs, health and the admin RPC: what ROLE=api|all serves. */
 const PartnerHttp = HttpApiBuilder.serve().pipe(
-  Layer.provide(HttpApiScalar.layer({ path: "/docs" }).pipe(Layer.provide(DocumentedPartnerApi))),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }).pipe(Layer.provide(DocumentedPartnerApi))),
+  Layer.provide(DocsLayer.pipe(Layer.provide(DocumentedPartnerApi))),
   Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(PartnerApi, nonApiRoutes))),
   Layer.provide(AdminHandlers.layer),
   Layer.provide(CheckinPage.layer),

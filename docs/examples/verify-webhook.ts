@@ -17,7 +17,7 @@
  *   3. it compares the signatures in constant time (`crypto.timingSafeEqual`);
  *   4. on any mismatch it returns `{ ok: false }`: answer 401 and discard the event.
  *
- * Minimal receiver with Bun (the same shape works with `node:http`, see below):
+ * Minimal receiver with Bun's `fetch`-style server (the same shape fits Deno and Hono):
  *
  * ```ts
  * import { verifyWebhook } from "./verify-webhook.ts"
@@ -43,26 +43,8 @@
  * })
  * ```
  *
- * With `node:http`, read the body as a string first (do not use a JSON body parser in front of this route):
- *
- * ```ts
- * import { createServer } from "node:http"
- *
- * createServer((req, res) => {
- *   const chunks: Array<Buffer> = []
- *   req.on("data", (chunk: Buffer) => chunks.push(chunk))
- *   req.on("end", async () => {
- *     const rawBody = Buffer.concat(chunks).toString("utf8")
- *     const result = verifyWebhook(req.headers, rawBody, secret)
- *     if (!result.ok) {
- *       res.writeHead(401).end(result.reason)
- *       return
- *     }
- *     if (await storeOnce(result.event.id, rawBody)) queueForProcessing(result.event.id)
- *     res.writeHead(204).end()
- *   })
- * }).listen(3000)
- * ```
+ * With `node:http` (Node.js and Bun alike), see ./webhook-receiver.ts: the test suite runs it under both against
+ * real deliveries.
  *
  * (`storeOnce` and `queueForProcessing` stand for your own storage and job queue.)
  *

@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig, type AppConfigShape } from "../config/AppConfig.ts"
+import * as ApiDocs from "../http/ApiDocs.ts"
 import { withServers } from "../http/OpenApiDocument.ts"
 import { PartnerApi } from "../http/PartnerApi.ts"
 import { CsrfRejected, RateLimited, Unauthorized } from "../shared/errors.ts"
@@ -169,10 +170,11 @@ export const PanelAccountLive = HttpApiBuilder.group(PartnerApi, "panelAccount",
  * this process's `servers` (generated once, at start-up).
  */
 export const openApiRoute = HttpApiBuilder.Router.use((router) =>
-  Effect.flatMap(AppConfig, (config) => {
-    const document = OpenApi.fromApi(withServers(PanelApi, config))
-    return router.get("/api/panel/openapi.json", Effect.succeed(HttpServerResponse.unsafeJson(document)))
-  })
+  Effect.flatMap(AppConfig, (config) =>
+    Effect.flatMap(
+      ApiDocs.documentAsset(OpenApi.fromApi(withServers(PanelApi, config))),
+      (document) => router.get("/api/panel/openapi.json", document.handler)
+    ))
 )
 
 /** For `ErrorMiddleware.routesOf`. */
