@@ -4,13 +4,12 @@ import { Effect } from "effect"
 /**
  * Reports that a crash can never leave stuck (design §6.8, §7): a TRA submission says when it was handed to the
  * network (`sending_since`), so a restart knows its outcome is unknown; a gateway SIRE file is `sending` while
- * its upload is in flight (until `sending_until`), and `unknown` once a later run found it orphaned. Exit
+ * its upload is in flight, and `unknown` once a later run found it orphaned (its run's leases lapsed). Exit
  * movements (S) are claimed on their own due date, also for a reservation cancelled after its entry went out.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`ALTER TABLE tra_submissions ADD COLUMN sending_since timestamptz`
-  yield* sql`ALTER TABLE sire_files ADD COLUMN sending_until timestamptz`
   yield* sql`ALTER TABLE sire_files DROP CONSTRAINT sire_files_state_check`
   yield* sql`
     ALTER TABLE sire_files ADD CONSTRAINT sire_files_state_check

@@ -39,8 +39,6 @@ export const ManualFile = Schema.Struct({
 export type ManualFile = typeof ManualFile.Type
 
 export interface NewFile {
-  /** Gateway files: until when the upload may still be in flight (afterwards a later run takes it as lost). */
-  readonly sendingUntil: Date | null
   readonly id: string
   readonly propertyId: string
   readonly mode: FileMode
@@ -125,9 +123,9 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
       createFile: (file: NewFile, placed: ReadonlyArray<{ readonly movementId: string; readonly line: number }>) =>
         Effect.gen(function*() {
           yield* sql`
-            INSERT INTO sire_files (id, property_id, mode, state, name, content, lines, created_at, sending_until)
+            INSERT INTO sire_files (id, property_id, mode, state, name, content, lines, created_at)
             VALUES (${file.id}, ${file.propertyId}, ${file.mode}, ${file.mode === "manual" ? "generated" : "sending"},
-              ${file.name}, ${file.content}, ${file.lines}, ${file.at}, ${file.sendingUntil})`
+              ${file.name}, ${file.content}, ${file.lines}, ${file.at})`
           yield* sql`
             UPDATE sire_movements m SET state = 'in_file', file_id = ${file.id}, line = v.line,
               attempts = m.attempts + 1, updated_at = ${file.at}
@@ -157,14 +155,19 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
           Effect.orDie
         ),
       /**
-       * Gateway files whose sender stopped while the upload was in flight (their `sending_until` passed): the
-       * outcome is unknown, so the file is `unknown` and its movements are pending again, as possible duplicates
-       * (design §7). Answers the reservations to report again.
+       * Gateway files whose sender stopped while the upload was in flight: still `sending`, and no reservation of
+       * theirs is leased any more (a live run renews its leases until it has recorded the answer; a crashed one
+       * loses them within one lease, design §7). The outcome is unknown, so the file is `unknown` and its
+       * movements are pending again, as possible duplicates. Answers the reservations to report again.
        */
       recoverLostFiles: (at: Date) =>
         Effect.gen(function*() {
           const lost = yield* sql<{ id: string }>`
-            UPDATE sire_files SET state = 'unknown' WHERE state = 'sending' AND sending_until < ${at} RETURNING id`
+            UPDATE sire_files f SET state = 'unknown'
+            WHERE f.state = 'sending' AND NOT EXISTS (
+              SELECT 1 FROM sire_movements m JOIN reservations r ON r.id = m.reservation_id
+              WHERE m.file_id = f.id AND r.report_lease_until > ${at})
+            RETURNING id`
           if (lost.length === 0) return [] as ReadonlyArray<string>
           const moved = yield* sql<{ reservation_id: string }>`
             UPDATE sire_movements SET state = 'pending', possible_duplicate = true, updated_at = ${at},

@@ -1,4 +1,4 @@
-import { DateTime, Duration, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as Lifecycle from "../reservations/Lifecycle.ts"
@@ -10,7 +10,7 @@ import { type GuestPart, type Hold, verdictOf } from "./Outcomes.ts"
 import { Reference } from "./Reference.ts"
 import * as Settlement from "./Settlement.ts"
 import { sireFile, sireLine } from "./Sire.ts"
-import { DEFAULT_TIMEOUT, SireGateway } from "./SireGateway.ts"
+import { SireGateway } from "./SireGateway.ts"
 import { type Movement, type MovementRow, SireRecords } from "./SireRecords.ts"
 
 /**
@@ -139,8 +139,6 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
         const content = sireFile(batch.lines.map((line) => line.line))
         const id = randomUUID()
         const stamp = at.toISOString().replace(/[-:]/g, "").slice(0, 15) // yyyymmddThhmmss
-        // An upload lasts at most the gateway's timeout; past it (and a margin) nobody is still sending the file.
-        const inFlight = Duration.max(config.reportLease, Duration.sum(Duration.decode(DEFAULT_TIMEOUT), Duration.seconds(30)))
         yield* records.createFile(
           {
             id,
@@ -149,8 +147,7 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
             name: `SIRE-${batch.hotelCode}-${stamp.replace("T", "-")}-${id.slice(0, 8)}.txt`,
             content,
             lines: batch.lines.length,
-            at,
-            sendingUntil: config.sireMode === "gateway" ? new Date(at.getTime() + Duration.toMillis(inFlight)) : null
+            at
           },
           batch.lines.map((line, index) => ({ movementId: line.movementId, line: index + 1 }))
         )

@@ -116,6 +116,22 @@ describe("gateway mode, end to end", () => {
     expect(after.status).toBe("partial")
   })
 
+  test("a gateway refusing the credentials (401) registered nothing: already_reported.sire false on a cancellation", async () => {
+    tra.clear()
+    sire.reset()
+    const { externalId } = await submit([colombian({ numero_documento: doc() }), foreigner({ numero_documento: `U${doc()}` })])
+    sire.fail("401")
+    await admin(apps[0]!, (c) => c.RunReports({}))
+    const after = await detail(externalId)
+    expect(after.sire.status).toBe("pending")
+    expect(after.sire.warning).toContain("SIRE_GATEWAY_TOKEN")
+    const cancelled = await call(apps[0]!, "POST", "/api/partners/reservations/cancel", {
+      key: account.liveKey,
+      json: { external_id: externalId }
+    })
+    expect(cancelled.body.already_reported).toEqual({ tra: true, sire: false })
+  })
+
   test("a gateway that does not answer (500) leaves SIRE pending and retries it alone next time", async () => {
     tra.clear()
     sire.reset()

@@ -204,6 +204,25 @@ describe("report runs (design §6.8–§6.13)", () => {
     expect((await detail(externalId)).tra.status).toBe("success")
   })
 
+  for (const [label, fault] of [
+    ["401", "401" as const],
+    ["403", { kind: "answer" as const, status: 403, body: JSON.stringify({ detail: "No tiene permiso." }) }]
+  ] as const) {
+    test(`refused for credentials (${label}): nothing was registered, so a cancellation answers already_reported.tra false`, async () => {
+      tra.clear()
+      tra.faults.push(fault)
+      const { externalId, body } = await submitLive()
+      await runReports()
+      expect(mainsFor(externalId, body)).toHaveLength(1)
+      const cancelled = await call(app, "POST", "/api/partners/reservations/cancel", {
+        key: account.liveKey,
+        json: { external_id: externalId }
+      })
+      // The SIRE entry is in a kept file (manual mode): that one counts as sent.
+      expect(cancelled.body.already_reported).toEqual({ tra: false, sire: true })
+    })
+  }
+
   test("an unknown outcome (registered, but no code came back) is posted again, marked possible duplicate", async () => {
     tra.clear()
     tra.faults.push("no-code")
