@@ -1,4 +1,4 @@
-import { Array as Arr, DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Array as Arr, DateTime, Duration, Effect, Layer, Option, Schedule, Stream } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import type { GuestRow } from "../reservations/ReservationRow.ts"
 import { Reservations } from "../reservations/Reservations.ts"
@@ -79,32 +79,45 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
             }
           })
 
+        /** One claimed reservation: its TRA, then its SIRE lines for this run's files. */
+        const one = (id: string) =>
+          Effect.gen(function*() {
+            const reservation = yield* due.load(id, profiles)
+            const { row } = reservation
+            // A cancelled reservation is claimed only for its exits (design §6.8).
+            if (row.reservation_status !== "cancelled") {
+              if (row.tra.status === "pending") count(summary.tra, yield* tra.report(reservation))
+              if (row.tra.status === "success" && row.tra_extension_from !== null) {
+                count(summary.tra, yield* tra.reportExtension(reservation, row.tra_extension_from))
+              }
+              if (row.sire.status === "pending") yield* collect(reservation, "E", row.check_in)
+            }
+            const exit = row.sire.exit
+            if (exit.status === "pending" && exit.sends_on !== null && exit.sends_on <= date) {
+              yield* collect(reservation, "S", exit.sends_on)
+            }
+          })
+
         return yield* due.holding(claimed, Effect.gen(function*() {
-          // Claim and load, then the TRA of each reservation and its SIRE lines, a batch at a time.
-          for (;;) {
-            const batch = yield* due.claim(date, options.force ?? false)
-            if (batch.length === 0) break
-            claimed.push(...batch)
-            summary.reservations += batch.length
-            yield* failpoint("report.after_claim")
-            yield* Effect.forEach(batch, (id) =>
-              Effect.gen(function*() {
-                const reservation = yield* due.load(id, profiles)
-                const { row } = reservation
-                // A cancelled reservation is claimed only for its exits (design §6.8).
-                if (row.reservation_status !== "cancelled") {
-                  if (row.tra.status === "pending") count(summary.tra, yield* tra.report(reservation))
-                  if (row.tra.status === "success" && row.tra_extension_from !== null) {
-                    count(summary.tra, yield* tra.reportExtension(reservation, row.tra_extension_from))
-                  }
-                  if (row.sire.status === "pending") yield* collect(reservation, "E", row.check_in)
-                }
-                const exit = row.sire.exit
-                if (exit.status === "pending" && exit.sends_on !== null && exit.sends_on <= date) {
-                  yield* collect(reservation, "S", exit.sends_on)
-                }
-              }), { concurrency: Math.max(config.traConcurrency * 2, 4), discard: true })
-          }
+          // Claim and work through the claims as one stream: the next batch is claimed when the last reservation
+          // of the previous one starts, not when it ends, so the authority's slots never wait for a batch to drain.
+          yield* Stream.repeatEffectOption(
+            Effect.flatMap(due.claim(date, options.force ?? false), (batch) =>
+              batch.length === 0 ? Effect.fail(Option.none()) : Effect.succeed(batch))
+          ).pipe(
+            Stream.tap((batch) =>
+              Effect.zipRight(
+                Effect.sync(() => {
+                  claimed.push(...batch)
+                  summary.reservations += batch.length
+                }),
+                failpoint("report.after_claim")
+              )
+            ),
+            Stream.flattenIterables,
+            Stream.mapEffect(one, { concurrency: Math.max(config.traConcurrency * 2, 4), unordered: true }),
+            Stream.runDrain
+          )
 
           // One SIRE file per property, then each reservation's SIRE entry and exit reports.
           for (const [propertyId, file] of files) {
@@ -118,8 +131,9 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
               if (entry !== undefined && entry.hold._tag === "None") waiting.set(key, { ...entry, hold })
             }
           }
+          const recorded = yield* records.allOf([...new Set([...waiting.values()].map((entry) => entry.id))])
           const settlements = yield* Effect.forEach(waiting.values(), ({ id, movement, hold, since, guests }) =>
-            sire.settlement(id, movement, hold, since, guests))
+            sire.settlement(id, movement, hold, since, guests, recorded.get(id) ?? []))
           yield* reservations.applyAll(Arr.getSomes(settlements))
           yield* due.release(claimed)
           return summary satisfies RunSummary
@@ -139,11 +153,12 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
         const affected = yield* records.confirmFile(fileId, DateTime.toDateUtc(yield* DateTime.now))
         if (Option.isNone(affected)) return Option.none()
         const profiles = yield* due.profiles
+        const recorded = yield* records.allOf([...new Set(affected.value.map(({ reservationId }) => reservationId))])
         const settled = yield* Effect.forEach(affected.value, ({ reservationId, movement }) =>
           Effect.gen(function*() {
             const { row, guests } = yield* due.load(reservationId, profiles)
             const since = movement === "E" ? row.check_in : row.sire.exit.sends_on ?? row.check_out
-            return yield* sire.settlement(reservationId, movement, { _tag: "None" }, since, guests)
+            return yield* sire.settlement(reservationId, movement, { _tag: "None" }, since, guests, recorded.get(reservationId) ?? [])
           }))
         yield* reservations.applyAll(Arr.getSomes(settled))
         return Option.some({ file_id: fileId, status: "confirmed" })

@@ -62,6 +62,17 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
             ${pendingOnly ? sql`AND state = 'pending'` : sql``}`
     })
 
+    const movementsOf = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: Schema.Struct({ ...MovementRow.fields, reservation_id: Schema.String }),
+      execute: (reservationIds) =>
+        sql`
+          SELECT id, reservation_id, guest_id, movement, state, possible_duplicate, last_error FROM sire_movements
+          WHERE reservation_id IN ${sql.in(reservationIds)}`
+    })
+
+    const decodeMovements = Schema.decodeUnknown(Schema.Array(MovementRow))
+
     const manualFiles = SqlSchema.findAll({
       Request: Schema.NullOr(Schema.String),
       Result: ManualFile,
@@ -73,24 +84,49 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
     })
 
     return {
-      /** The movements of these guests, created if missing: one of each kind per guest (design §6.8). */
-      ensure: (reservationId: string, movement: Movement, guestIds: ReadonlyArray<string>, date: string, at: Date) =>
-        guestIds.length === 0 ? Effect.void : sql`
-          INSERT INTO sire_movements ${
-          sql.insert(guestIds.map((guestId) => ({
-            reservation_id: reservationId,
-            guest_id: guestId,
-            movement,
-            movement_date: date,
-            state: "pending",
-            updated_at: at
-          })))
-        }
-          ON CONFLICT (reservation_id, guest_id, movement) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
-      pending: (reservationId: string, movement: Movement) =>
-        movements({ reservationId, movement, pendingOnly: true }).pipe(Effect.orDie),
+      /**
+       * The movements of these guests, created if missing — one of each kind per guest (design §6.8) —, and the
+       * reservation's movements of this kind still pending, in one statement (the statement's snapshot does not see
+       * its own inserts: the two sets never overlap).
+       */
+      ensurePending: (reservationId: string, movement: Movement, guestIds: ReadonlyArray<string>, date: string, at: Date) =>
+        guestIds.length === 0 ? movements({ reservationId, movement, pendingOnly: true }).pipe(Effect.orDie) : Effect.flatMap(
+          sql`
+            WITH added AS (
+              INSERT INTO sire_movements ${
+            sql.insert(guestIds.map((guestId) => ({
+              reservation_id: reservationId,
+              guest_id: guestId,
+              movement,
+              movement_date: date,
+              state: "pending",
+              updated_at: at
+            })))
+          }
+              ON CONFLICT (reservation_id, guest_id, movement) DO NOTHING
+              RETURNING id, guest_id, movement, state, possible_duplicate, last_error)
+            SELECT * FROM added
+            UNION ALL
+            SELECT id, guest_id, movement, state, possible_duplicate, last_error FROM sire_movements
+            WHERE reservation_id = ${reservationId} AND movement = ${movement} AND state = 'pending'`,
+          decodeMovements
+        ).pipe(Effect.orDie),
       all: (reservationId: string, movement: Movement) =>
         movements({ reservationId, movement, pendingOnly: false }).pipe(Effect.orDie),
+      /** Every movement of these reservations, by reservation (one statement per thousand reservations). */
+      allOf: (reservationIds: ReadonlyArray<string>) =>
+        Effect.gen(function*() {
+          const byReservation = new Map<string, Array<MovementRow & { readonly reservation_id: string }>>()
+          for (let start = 0; start < reservationIds.length; start += 1000) {
+            const rows = yield* movementsOf(reservationIds.slice(start, start + 1000))
+            for (const row of rows) {
+              const list = byReservation.get(row.reservation_id) ?? []
+              list.push(row)
+              byReservation.set(row.reservation_id, list)
+            }
+          }
+          return byReservation as ReadonlyMap<string, ReadonlyArray<MovementRow>>
+        }).pipe(Effect.orDie),
       /**
        * A pending exit follows its date (design §6.8: moved by shortening, extending or cancelling) until it is
        * in a file.
@@ -100,14 +136,6 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
           UPDATE sire_movements SET movement_date = ${date}, updated_at = ${at}
           WHERE reservation_id = ${reservationId} AND movement = 'S' AND state = 'pending' AND movement_date <> ${date}`
           .pipe(Effect.asVoid, Effect.orDie),
-      /** Movements of this kind waiting in a kept (manual) file for `cli sire confirm`. */
-      keptInFile: (reservationId: string, movement: Movement) =>
-        Effect.map(
-          sql<{ n: number }>`
-            SELECT count(*)::int AS n FROM sire_movements
-            WHERE reservation_id = ${reservationId} AND movement = ${movement} AND state = 'in_file'`,
-          (rows) => rows[0]?.n ?? 0
-        ).pipe(Effect.orDie),
       /** The names of the files a reservation's movements went out in (a cancellation's warning, design §6.8). */
       fileNames: (reservationId: string) =>
         Effect.map(

@@ -86,17 +86,23 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
         if (property.sire_city_code === null) return { hold: configuration(Warnings.sireCityCodeMissing), batch: null }
         const at = yield* nowDate
         const date = movement === "E" ? row.check_in : row.sire.exit.sends_on ?? row.check_out
-        if (movement === "E") {
-          const foreign = due.guests.filter((guest) => guest.nacionalidad !== null && Lifecycle.isForeign(guest.nacionalidad))
-          yield* records.ensure(row.id, "E", foreign.map((guest) => guest.id), date, at)
-        } else {
-          const entries = yield* records.all(row.id, "E")
-          const sent = entries.filter((entry) => entry.state === "accepted" || entry.state === "in_file")
-          yield* records.ensure(row.id, "S", sent.map((entry) => entry.guest_id), date, at)
-          yield* records.moveExits(row.id, date, at)
-        }
+        const found = movement === "E"
+          ? yield* records.ensurePending(
+            row.id,
+            "E",
+            due.guests.filter((guest) => guest.nacionalidad !== null && Lifecycle.isForeign(guest.nacionalidad)).map((guest) => guest.id),
+            date,
+            at
+          )
+          : yield* Effect.gen(function*() {
+            const entries = yield* records.all(row.id, "E")
+            const sent = entries.filter((entry) => entry.state === "accepted" || entry.state === "in_file")
+            // A pending exit follows its date until it is in a file.
+            yield* records.moveExits(row.id, date, at)
+            return yield* records.ensurePending(row.id, "S", sent.map((entry) => entry.guest_id), date, at)
+          })
         const guestsById = new Map(due.guests.map((guest) => [guest.id, guest]))
-        const pending = (yield* records.pending(row.id, movement)).flatMap((found) => {
+        const pending = found.flatMap((found) => {
           const guest = guestsById.get(found.guest_id)
           return guest === undefined ? [] : [{ movement: found, guest }]
         }).sort((a, b) => a.guest.position - b.guest.position)
@@ -215,22 +221,24 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
     /**
      * How a reservation's entry or exit report settles after this run's files, or None while its movements
      * wait in a kept (manual) file for `cli sire confirm`: no failure, no retry, no give-up then. `since` is the
-     * day the report fell due (72 h later a transient failure gives up).
+     * day the report fell due (72 h later a transient failure gives up); `recorded` are the reservation's
+     * movements as recorded after the run's files (`SireRecords.allOf`).
      */
     const settlement = (
       reservationId: string,
       movement: Movement,
       hold: Hold,
       since: string,
-      guests: ReadonlyArray<GuestRow>
+      guests: ReadonlyArray<GuestRow>,
+      recorded: ReadonlyArray<MovementRow>
     ) =>
       Effect.gen(function*() {
-        const movements = yield* records.all(reservationId, movement)
+        const movements = recorded.filter((found) => found.movement === movement)
         if (movement === "S" && movements.length === 0) {
           return Option.some({ id: reservationId, plan: Settlement.settleExit({ status: "error", warning: Warnings.noEntrySent }, { withdraw: true }) })
         }
         const verdict = verdictOf(parts(movements, guests), hold, null)
-        if (verdict.status === "pending" && hold._tag === "None" && (yield* records.keptInFile(reservationId, movement)) > 0) {
+        if (verdict.status === "pending" && hold._tag === "None" && movements.some((found) => found.state === "in_file")) {
           return Option.none()
         }
         const final = Settlement.giveUpIfLate(verdict, since, yield* nowDate, hold._tag === "Transient" ? hold.reason : "")

@@ -127,11 +127,12 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
 
     /**
      * Posts what is still missing of one round: the main guest, then (once it has a code) its companions.
-     * Answers what held the report back, if anything, and the counts of this run.
+     * Answers what held the report back, if anything, the counts of this run, and the round's rows as they are
+     * now (none when a configuration problem stopped it before the round was read).
      */
     const post = (due: DueReservation, round: number, period: { readonly from: string; readonly to: string }) =>
       Effect.gen(function*() {
-        const none = { sent: 0, accepted: 0, rejected: 0 }
+        const none = { sent: 0, accepted: 0, rejected: 0, rows: null }
         const token = due.property.tra_token
         if (token === null) return { hold: hold(Lifecycle.Warnings.traTokenMissing), ...none }
         // The TRA identifies the establishment by its RNT (domain notes §1.3); without it every post is refused.
@@ -156,15 +157,17 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
             }))
             : Effect.succeed(submission))
         // In flight from here: a cancellation now answers already_reported.tra (design §6.9).
-        yield* reservations.apply(due.row.id, Settlement.markSent("tra"))
+        if (!due.row.tra_reported) yield* reservations.apply(due.row.id, Settlement.markSent("tra"))
 
         // What this run's posts came to (companions are posted in parallel).
         const tally = { sent: 0, misconfigured: null as string | null }
+        const sendable = (submission: SubmissionRow) =>
+          submission.state === "pending" && inputs.right.guests.has(submission.guest_id)
+        /** Posts one guest whose request was marked in flight (`markSending`) and records the answer. */
         const submit = (submission: SubmissionRow, send: (guest: TraGuest) => Effect.Effect<TraOutcome>) =>
           Effect.gen(function*() {
             const guest = inputs.right.guests.get(submission.guest_id)
-            if (submission.state !== "pending" || guest === undefined) return submission
-            yield* submissions.markSending(submission.id, yield* nowDate)
+            if (!sendable(submission) || guest === undefined) return submission
             yield* failpoint("tra.before_send")
             const outcome = yield* send(guest)
             yield* failpoint("tra.after_answer")
@@ -177,10 +180,12 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
 
         const mainRow = rows.find((submission) => submission.role === "main")
         if (mainRow === undefined) return { hold: transient("no main guest to report"), ...none }
+        if (sendable(mainRow)) yield* submissions.markSending([mainRow.id], yield* nowDate)
         const main = yield* submit(mainRow, (guest) =>
           tra.submitMain(token, mainBody(inputs.right.stay, guest, due.guests.length - 1)))
         const waiting = rows.filter((submission) => submission.role === "companion")
         const padre = main.state === "accepted" && main.code !== null ? Number(main.code) : null
+        if (padre !== null) yield* submissions.markSending(waiting.filter(sendable).map((row) => row.id), yield* nowDate)
         const companions = padre === null ? waiting : yield* Effect.forEach(
           waiting,
           (companion) =>
@@ -198,12 +203,20 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
           : stillPending === undefined
           ? { _tag: "None" }
           : transient(all.find((submission) => submission.last_error !== null)?.last_error ?? "no answer")
-        return { hold: held, sent: tally.sent, accepted: changed("accepted"), rejected: changed("rejected") }
+        return { hold: held, sent: tally.sent, accepted: changed("accepted"), rejected: changed("rejected"), rows: all }
       })
 
-    /** Each guest's part of a round, for the report's verdict; `main` names the guest whose code is the report's. */
-    const parts = (reservationId: string, guests: ReadonlyArray<GuestRow>, round: number) =>
-      Effect.map(submissions.ofRound(reservationId, round), (rows) => {
+    /**
+     * Each guest's part of a round, for the report's verdict; `main` names the guest whose code is the report's.
+     * `rows`: the round as `post` left it, else read.
+     */
+    const parts = (
+      reservationId: string,
+      guests: ReadonlyArray<GuestRow>,
+      round: number,
+      known: ReadonlyArray<SubmissionRow> | null = null
+    ) =>
+      Effect.map(known === null ? submissions.ofRound(reservationId, round) : Effect.succeed(known), (rows) => {
         const labelOf = (guestId: string) => {
           const guest = guests.find((candidate) => candidate.id === guestId)
           return guest === undefined ? guestId : guestLabel(guest)
@@ -223,8 +236,8 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
     /** The stay's TRA (round 0): post, then settle the report (design §6.9), giving up 72 h past due. */
     const report = (due: DueReservation) =>
       Effect.gen(function*() {
-        const { hold: held, ...counts } = yield* post(due, 0, { from: due.row.check_in, to: due.row.check_out })
-        const { parts: guestParts, main, mayHold } = yield* parts(due.row.id, due.guests, 0)
+        const { hold: held, rows, ...counts } = yield* post(due, 0, { from: due.row.check_in, to: due.row.check_out })
+        const { parts: guestParts, main, mayHold } = yield* parts(due.row.id, due.guests, 0, rows)
         const verdict = Settlement.giveUpIfLate(
           verdictOf(guestParts, held, main),
           due.row.check_in,
@@ -244,8 +257,8 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
     const reportExtension = (due: DueReservation, from: string) =>
       Effect.gen(function*() {
         const round = yield* submissions.extensionRound(due.row.id, from)
-        const { hold: held, ...counts } = yield* post(due, round, { from, to: due.row.check_out })
-        const { parts: guestParts, main } = yield* parts(due.row.id, due.guests, round)
+        const { hold: held, rows, ...counts } = yield* post(due, round, { from, to: due.row.check_out })
+        const { parts: guestParts, main } = yield* parts(due.row.id, due.guests, round, rows)
         yield* reservations.apply(
           due.row.id,
           Settlement.settle("tra", verdictOf(guestParts, held, main), { extensionUpTo: due.row.check_out })

@@ -48,6 +48,8 @@ export class TraSubmissions extends Effect.Service<TraSubmissions>()("compliance
           FROM tra_submissions WHERE reservation_id = ${reservationId} AND round = ${round}`
     })
 
+    const decodeRows = Schema.decodeUnknown(Schema.Array(SubmissionRow))
+
     const Round = Schema.Struct({ round: Schema.Number })
     const startedRound = SqlSchema.findOne({
       Request: Schema.Struct({ reservationId: Schema.String, from: Schema.String }),
@@ -74,23 +76,30 @@ export class TraSubmissions extends Effect.Service<TraSubmissions>()("compliance
         readonly at: Date
       }) =>
         Effect.gen(function*() {
-          if (input.guestIds.length > 0) {
-            yield* sql`
+          if (input.guestIds.length === 0) return yield* ofRound({ reservationId: input.reservationId, round: input.round })
+          // One statement: the rows it adds (RETURNING) and those already there (the statement's snapshot does not
+          // see its own inserts, so the two sets never overlap).
+          const rows = yield* sql`
+            WITH added AS (
               INSERT INTO tra_submissions ${
-              sql.insert(input.guestIds.map((guestId, index) => ({
-                reservation_id: input.reservationId,
-                guest_id: guestId,
-                round: input.round,
-                role: index === 0 ? "main" : "companion",
-                period_from: input.period.from,
-                period_to: input.period.to,
-                state: "pending",
-                updated_at: input.at
-              })))
-            }
-              ON CONFLICT (reservation_id, round, guest_id) DO NOTHING`
+            sql.insert(input.guestIds.map((guestId, index) => ({
+              reservation_id: input.reservationId,
+              guest_id: guestId,
+              round: input.round,
+              role: index === 0 ? "main" : "companion",
+              period_from: input.period.from,
+              period_to: input.period.to,
+              state: "pending",
+              updated_at: input.at
+            })))
           }
-          return yield* ofRound({ reservationId: input.reservationId, round: input.round })
+              ON CONFLICT (reservation_id, round, guest_id) DO NOTHING
+              RETURNING id, guest_id, role, state, code::text AS code, possible_duplicate, last_error, sending_since)
+            SELECT * FROM added
+            UNION ALL
+            SELECT id, guest_id, role, state, code::text AS code, possible_duplicate, last_error, sending_since
+            FROM tra_submissions WHERE reservation_id = ${input.reservationId} AND round = ${input.round}`
+          return yield* decodeRows(rows)
         }).pipe(Effect.orDie),
       ofRound: (reservationId: string, round: number) => ofRound({ reservationId, round }).pipe(Effect.orDie),
       /**
@@ -103,9 +112,11 @@ export class TraSubmissions extends Effect.Service<TraSubmissions>()("compliance
           if (Option.isSome(started)) return started.value.round
           return (yield* lastRound(reservationId)).round + 1
         }).pipe(Effect.orDie),
-      /** The request is about to leave: from now on its outcome is unknown until `record` (design §7). */
-      markSending: (id: string, at: Date) =>
-        sql`UPDATE tra_submissions SET sending_since = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      /** The requests are about to leave: from now on their outcome is unknown until `record` (design §7). */
+      markSending: (ids: ReadonlyArray<string>, at: Date) =>
+        ids.length === 0
+          ? Effect.void
+          : sql`UPDATE tra_submissions SET sending_since = ${at} WHERE id IN ${sql.in(ids)}`.pipe(Effect.asVoid, Effect.orDie),
       record: (id: string, attempt: SubmissionAttempt) =>
         sql`
           UPDATE tra_submissions SET
