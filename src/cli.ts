@@ -171,7 +171,10 @@ const propertyFlags = {
   sireHotelCode: optionalText("sire-hotel-code"),
   sireCityCode: optionalText("sire-city-code"),
   establishmentName: optionalText("establishment-name"),
-  tipoAcomodacion: optionalText("tipo-acomodacion")
+  tipoAcomodacion: optionalText("tipo-acomodacion"),
+  defaultRoom: optionalText("default-room").pipe(
+    Options.withDescription("TRA numero_habitacion when a reservation has no room_number")
+  )
 }
 
 /** A pair of flags → true, false, or unchanged; both at once is a usage error. */
@@ -198,7 +201,8 @@ const settingsOf = (o: PropertyFlagValues) =>
     sire_hotel_code: value(o.sireHotelCode),
     sire_city_code: value(o.sireCityCode),
     establishment_name: value(o.establishmentName),
-    tipo_acomodacion: value(o.tipoAcomodacion)
+    tipo_acomodacion: value(o.tipoAcomodacion),
+    default_room: value(o.defaultRoom)
   })))
 
 const propertiesCreate = Command.make(
