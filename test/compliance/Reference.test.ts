@@ -56,7 +56,7 @@ describe("bundled tables", () => {
       "R.C": ["R.C", undefined],
       "C.E": ["C.E", "5"],
       "D.E": ["D.N.I", "10"], // [CONFLICT] D.N.I (C3, C5) vs Pasaporte (C8) vs DE (C4): documents.json notes // TRA label: the spec's own value (design §6.10)
-      "C.D": ["C.D", "46"],
+      "C.D": ["Otro", "46"], // no source labels it; Otro is the sources' catch-all (C2, C5): documents.json notes
       "PPT": ["PPT", "52"] // [CONFLICT] 52 (C5, C13) vs 48 (C4): documents.json notes
     } as const
     expect(Object.keys(expected).sort()).toEqual([...DocumentType.literals].sort())
