@@ -21,7 +21,7 @@ export interface SireGuest {
   readonly fecha_nacimiento: string | null
   /** ISO 3166-1 alpha-2. */
   readonly pais_procedencia: string | null
-  /** ISO 3166-1 alpha-2: where the guest lives; the origin when none is given, and an exit's destination in `cities`. */
+  /** ISO 3166-1 alpha-2: where the guest lives (the origin when none is given; an exit's destino in `cities`). */
   readonly pais_residencia?: string | null
 }
 
