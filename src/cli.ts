@@ -533,8 +533,14 @@ const propertyFlags = (command: "create" | "update") => {
     }),
     tipoAcomodacion: optionalText("tipo-acomodacion", "TIPO", {
       what: "The accommodation type reported to the TRA when a registration does not give one.",
-      default: onCreate("Habitación"),
-      example: "--tipo-acomodacion Hotel"
+      default: onCreate("Sencilla for one guest, Doble otherwise"),
+      example: "--tipo-acomodacion Suite"
+    }),
+    defaultRoom: optionalText("default-room", "ROOM", {
+      what: "The TRA numero_habitacion sent when a reservation has no room_number (otherwise sent blank, with a "
+        + "tra.warning).",
+      default: unset,
+      example: "--default-room 101"
     })
   }
 }
@@ -565,7 +571,8 @@ const settingsOf = (o: PropertyFlagValues) =>
     sire_hotel_code: value(o.sireHotelCode),
     sire_city_code: value(o.sireCityCode),
     establishment_name: value(o.establishmentName),
-    tipo_acomodacion: value(o.tipoAcomodacion)
+    tipo_acomodacion: value(o.tipoAcomodacion),
+    default_room: value(o.defaultRoom)
   })))
 
 const propertyName = (help: OptionHelp) =>

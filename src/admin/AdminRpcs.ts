@@ -32,7 +32,9 @@ export const PropertySettings = {
   sire_hotel_code: Schema.optional(Schema.String),
   sire_city_code: Schema.optional(Schema.String),
   establishment_name: Schema.optional(Schema.String),
-  tipo_acomodacion: Schema.optional(Schema.String)
+  tipo_acomodacion: Schema.optional(Schema.String),
+  // numero_habitacion when a reservation has no room_number (design §6.10); the panel's limit.
+  default_room: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(50)))
 }
 
 export const AdminProperty = Schema.Struct({ ...Property.fields, environment: Environment })

@@ -20,6 +20,8 @@ export const ReportingProfile = Schema.Struct({
   establishment_name: Schema.NullOr(Schema.String),
   rnt_id: Schema.NullOr(Schema.String),
   tipo_acomodacion: Schema.NullOr(Schema.String),
+  /** `numero_habitacion` when the reservation has no `room_number` (design §6.10). */
+  default_room: Schema.NullOr(Schema.String),
   sire_hotel_code: Schema.NullOr(Schema.String),
   sire_city_code: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "ReportingProfile" })
@@ -49,7 +51,7 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
       Result: ReportingProfile,
       execute: (propertyId) =>
         sql`
-          SELECT tra_token, name, establishment_name, rnt_id, tipo_acomodacion, sire_hotel_code, sire_city_code
+          SELECT tra_token, name, establishment_name, rnt_id, tipo_acomodacion, default_room, sire_hotel_code, sire_city_code
           FROM properties WHERE id = ${propertyId}`
     })
 

@@ -57,8 +57,14 @@ const IsoCountry = Schema.String.pipe(
   Schema.filter((key) => isCountryCode(key) || `${JSON.stringify(key)} is not an assigned ISO 3166-1 alpha-2 code`)
 )
 
-/** Source tag → the code that source gives (documentation of an unmapped country; never used). */
+/** Source tag → the code that source gives (documentation; never used by the lookups). */
 const Candidates = Schema.Record({ key: Text, value: Schema.String.pipe(Schema.pattern(/^\d{1,3}$/)) })
+
+/** A table of values per source, documenting how a country was mapped (never read by the lookups). */
+const Documented = Schema.Struct({
+  description: Text,
+  values: Schema.Record({ key: IsoCountry, value: Candidates })
+})
 
 const CountriesFile = Schema.Struct({
   version: Version,
@@ -67,11 +73,15 @@ const CountriesFile = Schema.Struct({
   padding: Text,
   sources: Sources,
   entries: Schema.Record({ key: IsoCountry, value: SireCode }),
+  /** Where the sources disagree: each source's value (`entries` holds the chosen one; countries.json "rule"). */
+  conflicts: Documented,
+  /** Mapped from the one source that has the country. */
+  single_source: Documented,
   unmapped: Schema.Struct({
     description: Text,
-    conflict: Schema.Record({ key: IsoCountry, value: Candidates }),
-    single_source: Schema.Record({ key: IsoCountry, value: Candidates }),
     no_source: Schema.Array(IsoCountry),
+    /** What is known about an unmapped country, for the operator who has to confirm its code. */
+    candidates: Schema.Record({ key: IsoCountry, value: Text }),
     not_iso: Schema.Record({ key: Text, value: Text })
   })
 }).pipe(
@@ -87,12 +97,7 @@ const CountriesFile = Schema.Struct({
       if (other !== undefined) issue(["entries", iso], `code ${code} is also the code of ${other}`)
       seen.set(code, iso)
     }
-    const documented = [
-      ...Object.keys(file.unmapped.conflict),
-      ...Object.keys(file.unmapped.single_source),
-      ...file.unmapped.no_source
-    ]
-    for (const iso of documented) {
+    for (const iso of file.unmapped.no_source) {
       if (Object.hasOwn(file.entries, iso)) issue(["unmapped", iso], `${iso} is both mapped and listed as unmapped`)
     }
     return issues
@@ -157,9 +162,9 @@ export interface ReferenceFiles {
 export const bundledFiles: ReferenceFiles = { countries: countriesFile, documents: documentsFile, motivos: motivosFile }
 
 /**
- * Deployment corrections layered over the tables, validated like the files. The countries table deliberately
- * leaves out every country its sources disagree on (countries.json "rule"); an operator who has checked the
- * portal's dropdown adds it here (`{ countries: { RU: "673" } }`). `null` removes an entry.
+ * Deployment corrections layered over the tables, validated like the files: an operator who has checked the
+ * portal's dropdown corrects a code (`{ countries: { RU: "676" } }`, the DIAN value of a conflict) or adds a
+ * country no source has (countries.json "unmapped"). `null` removes an entry.
  */
 export interface ReferenceOverrides {
   readonly countries?: Readonly<Record<string, string | null>>
@@ -212,8 +217,8 @@ const rawEntries = (file: unknown): Readonly<Record<string, unknown>> =>
   isObject(file) && isObject(file["entries"]) ? file["entries"] : {}
 
 /**
- * An overridden country is no longer "unmapped": its documentation entry (conflict, single source, no source)
- * is dropped, so that confirming the code of a conflicting country is not refused as mapped twice.
+ * An overridden country is no longer "unmapped": it leaves `no_source` (and its candidates), so that setting
+ * the code of a country no source had is not refused as mapped twice.
  */
 const withoutUnmapped = (file: unknown, keys: ReadonlyArray<string>): unknown => {
   if (!isObject(file) || !isObject(file["unmapped"])) return file
@@ -226,12 +231,7 @@ const withoutUnmapped = (file: unknown, keys: ReadonlyArray<string>): unknown =>
       : value
   return {
     ...file,
-    unmapped: {
-      ...unmapped,
-      conflict: drop(unmapped["conflict"]),
-      single_source: drop(unmapped["single_source"]),
-      no_source: drop(unmapped["no_source"])
-    }
+    unmapped: { ...unmapped, no_source: drop(unmapped["no_source"]), candidates: drop(unmapped["candidates"]) }
   }
 }
 

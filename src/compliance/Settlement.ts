@@ -38,6 +38,11 @@ export interface SettleOptions {
    * still owed afterwards.
    */
   readonly extensionUpTo?: string
+  /**
+   * Something the report says even when it is accepted (design §6.10: the room number was sent blank): kept in
+   * `warning`, after the verdict's own warning when it has one.
+   */
+  readonly notice?: string | null
 }
 
 /**
@@ -50,16 +55,20 @@ export const settle = (authority: Authority, verdict: Verdict, options: SettleOp
   Transitions.plan(`settle.${authority}`, ({ row }, at) => {
     const extension = options.extensionUpTo
     if (extension === undefined && row[authority].status !== "pending") return Either.right(Transitions.unchanged(undefined))
+    const noted = (warning: string | null): { readonly warning?: string } => {
+      const said = [warning, options.notice ?? null].filter((text): text is string => text !== null)
+      return said.length === 0 ? {} : { warning: said.join("; ") }
+    }
     if (extension !== undefined && verdict.status === "pending") {
-      const set = verdict.warning === null ? {} : { tra: { ...row.tra, warning: verdict.warning } }
+      const set = verdict.warning === null ? {} : { tra: { ...row.tra, ...noted(verdict.warning) } }
       return Either.right(Transitions.decision(set, undefined))
     }
 
     const outcome = verdict.status === "success"
-      ? { status: verdict.status, reported_at: at.toISOString() }
+      ? { status: verdict.status, reported_at: at.toISOString(), ...noted(null) }
       : verdict.status === "error"
-      ? { status: verdict.status, warning: verdict.warning, reported_at: at.toISOString() }
-      : { status: verdict.status, ...(verdict.warning === null ? {} : { warning: verdict.warning }) }
+      ? { status: verdict.status, ...noted(verdict.warning), reported_at: at.toISOString() }
+      : { status: verdict.status, ...noted(verdict.warning) }
     const code = verdict.status === "success" ? { mincit_code: verdict.code } : {}
     const report = authority === "tra"
       ? { tra: { ...withoutWarning(row.tra), ...outcome, ...code } }

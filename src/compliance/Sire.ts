@@ -21,14 +21,23 @@ export interface SireGuest {
   readonly fecha_nacimiento: string | null
   /** ISO 3166-1 alpha-2. */
   readonly pais_procedencia: string | null
-  /** ISO 3166-1 alpha-2: where an exit movement goes (the API does not ask for the next destination). */
+  /** ISO 3166-1 alpha-2: where the guest lives (the origin when none is given; an exit's destino in `cities`). */
   readonly pais_residencia?: string | null
 }
 
 /**
- * How the Colombian end of a movement is written in columns 11–12 (design §6.8; notes §2.4 "Procedencia /
- * destino", [CONFLICT]): `countries`, Colombia's SIRE country code (C13, C3's form, the notes' recommendation);
- * `cities`, the hotel's city code (C4, C12). Chosen per deployment (`SIRE_PLACES`).
+ * How columns 11–12 (procedencia, destino) are written (design §6.8; notes §2.4 "Procedencia / destino",
+ * [CONFLICT]); chosen per deployment (`SIRE_PLACES`):
+ * - `countries` (default; the notes' recommendation): both are SIRE country codes and describe the guest's trip,
+ *   the same on the E and the S line — procedencia the country the guest came from, destino Colombia (169). So do
+ *   C13 (sire_converter.py: procedencia from the data or the nationality, destino 169 by default, whatever the
+ *   movement), C3's SIRE portal form (one record per guest, `paisProcedencia`/`paisProximoDestino`, for entrada
+ *   and salida alike; its fixture sends 249 → 169) and C12's documentation (before and after the hotel).
+ * - `cities` (C4, services/sire.py `build_row`): the Colombian end is the hotel's city code and the places follow
+ *   the movement — E: the guest's country → the hotel's city; S: the hotel's city → the guest's home country
+ *   (residence, else nationality), which is C4's guess when no destination was typed.
+ * The API asks neither for the next destination nor for a city code of where the guest came from, so C12's
+ * DIVIPOLA codes of the guest's own previous and next cities (its real filled-in template) cannot be written.
  */
 export type SirePlaces = "countries" | "cities"
 
@@ -58,7 +67,7 @@ export interface SireMappingProblem {
 /** Columns per line (notes §2.3: C11 and C13 use 13; C4's 12-column default merges the surnames). */
 export const SIRE_COLUMNS = 13
 
-/** Colombia: the destination of every entry movement (see `sireLine`). */
+/** Colombia: destino of every line with `SIRE_PLACES=countries` (see `SirePlaces`). */
 const COLOMBIA = "CO"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -246,24 +255,24 @@ const render = (
     throw new RangeError(`sireLine: expected a YYYY-MM-DD date, got ${JSON.stringify(input.date)}`)
   }
 
-  // Columns 11–12, procedencia and destino. The foreign end is a country: for an entry where the guest arrives
-  // from (`pais_procedencia`), for an exit where the guest lives (`pais_residencia`: the API does not ask for
-  // the next destination, and a guest leaving a hotel most likely goes home). For a guest stored without it the
-  // nationality is the best statement of it (C13 does the same). A country without a code is a problem, never a
-  // guess. The Colombian end is Colombia's country code (169; C13's default, C3's form fixture) or, with
-  // `SIRE_PLACES=cities`, the hotel's city code (C4, C12).
-  const foreign = (name: "pais_procedencia" | "pais_residencia") => {
+  // Columns 11–12, procedencia and destino (`SirePlaces`). A country without a code is a problem, never a guess.
+  const country = (name: "pais_procedencia" | "pais_residencia") => {
     const iso = guest[name]
-    return iso === null || iso === undefined || iso.trim() === "" ? nationality : countryCode(name, iso)
+    return iso === null || iso === undefined || iso.trim() === "" ? undefined : countryCode(name, iso)
   }
-  const colombian = (name: "procedencia" | "destino") => {
-    if (input.places === "cities") return input.cityCode
+  // Where the guest came from: as given, else where they live, else their nationality (C4's order; C13, which
+  // has no residence, falls back to the nationality).
+  const origin = () => guest.pais_procedencia?.trim() ? country("pais_procedencia") : home()
+  // Where a departing guest most likely goes (C4: residence, else nationality).
+  const home = () => guest.pais_residencia?.trim() ? country("pais_residencia") : nationality
+  const colombia = (name: "procedencia" | "destino") => {
     const code = ref.sireCountry(COLOMBIA)
     if (code === undefined) problem(name, COLOMBIA, unmapped("country", COLOMBIA, `countries ${ref.versions.countries}`))
     return code
   }
-  const origin = input.movement === "E" ? foreign("pais_procedencia") : colombian("procedencia")
-  const destination = input.movement === "E" ? colombian("destino") : foreign("pais_residencia")
+  const [procedencia, destino] = input.places === "cities"
+    ? input.movement === "E" ? [origin(), input.cityCode] : [input.cityCode, home()]
+    : [origin(), colombia("destino")]
 
   const birth = guest.fecha_nacimiento === null ? undefined : toSireDate(guest.fecha_nacimiento)
   if (birth === undefined) {
@@ -288,8 +297,8 @@ const render = (
     names,
     input.movement,
     movementDate,
-    origin!,
-    destination!,
+    procedencia!,
+    destino!,
     birth!
   ])
 }

@@ -55,7 +55,7 @@ export interface TraStay {
   readonly check_in: string
   /** `YYYY-MM-DD`. */
   readonly check_out: string
-  /** The reservation's `room_number`; "" when absent (design §6.10). */
+  /** The reservation's `room_number`, else the property's default room; "" when both are absent (design §6.10). */
   readonly numero_habitacion: string
   /** Already the TRA wording (domain §1.6). */
   readonly motivo: string
@@ -147,4 +147,40 @@ export const costoFromCop = (amount: string | null): string => {
   // The fraction is at least one half exactly when its first digit is 5 or more.
   const firstDecimal = match[2]?.[0] ?? "0"
   return (firstDecimal >= "5" ? whole + 1n : whole).toString()
+}
+
+const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})$/
+
+/** Days since 1970-01-01 of a `YYYY-MM-DD` calendar date (no clock, no time zone: a date is a date). */
+const dayNumber = (date: string): number => {
+  const match = ISO_DAY.exec(date)
+  if (match === null) throw new RangeError(`expected a YYYY-MM-DD date, got ${JSON.stringify(date)}`)
+  return Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) / 86_400_000
+}
+
+/** Nights from `from` to `to` (`YYYY-MM-DD`): 2026-11-21 → 2026-11-24 is 3. */
+export const nightsBetween = (from: string, to: string): number => dayNumber(to) - dayNumber(from)
+
+/**
+ * `costo` of an extension's `/one/` (design §6.8, §6.10): the added nights' share of the stored COP amount —
+ * `amount × nights / ofNights`, `ofNights` being the nights of the whole stay as it now stands — in whole pesos,
+ * rounded half-up, exactly (decimal text and BigInt, never a float). The partner API has no way to send a new
+ * amount with an extension (endpoint 4 takes dates, not amounts), so the stored amount is the value of the stay
+ * and each night carries an equal part of it; the stay's own `/one/` already declared it whole, and repeating it
+ * for the added nights would declare the stay twice. null (no amount) → "0". Throws a `RangeError` for a
+ * malformed amount or when `nights` is not within 1..`ofNights`.
+ */
+export const costoShare = (amount: string | null, nights: number, ofNights: number): string => {
+  if (!Number.isSafeInteger(nights) || !Number.isSafeInteger(ofNights) || nights < 1 || nights > ofNights) {
+    throw new RangeError(`costoShare: ${String(nights)} added nights of ${String(ofNights)} is not a share`)
+  }
+  if (amount === null) return "0"
+  const match = COP.exec(amount.trim())
+  if (match === null) throw new RangeError(`COP amount must be a non-negative decimal, got ${JSON.stringify(amount)}`)
+  const fraction = match[2] ?? ""
+  const scale = 10n ** BigInt(fraction.length)
+  const scaled = BigInt(match[1]!) * scale + (fraction === "" ? 0n : BigInt(fraction))
+  // floor(x + 1/2) with x = scaled × nights / (ofNights × scale): half-up on an exact rational.
+  const denominator = BigInt(ofNights) * scale
+  return ((2n * scaled * BigInt(nights) + denominator) / (2n * denominator)).toString()
 }

@@ -6,7 +6,7 @@ import { type DueReservation, guestLabel } from "./DueReports.ts"
 import { type GuestPart, type Hold, verdictOf } from "./Outcomes.ts"
 import { Reference, type ReferenceData } from "./Reference.ts"
 import * as Settlement from "./Settlement.ts"
-import { companionBody, costoFromCop, mainBody, type TraGuest, type TraStay } from "./Tra.ts"
+import { companionBody, costoFromCop, costoShare, mainBody, nightsBetween, type TraGuest, type TraStay } from "./Tra.ts"
 import { TraClient, TraOutcome } from "./TraClient.ts"
 import { type SubmissionRow, type SubmissionState, TraSubmissions } from "./TraSubmissions.ts"
 import { AppConfig } from "../config/AppConfig.ts"
@@ -28,17 +28,39 @@ export interface TraCounts {
 
 /** Configuration warnings of the TRA beyond those set when reports become due (Lifecycle.Warnings). */
 export const Warnings = {
-  rntMissing: "the property has no RNT number; configure it so the TRA can be sent"
+  rntMissing: "the property has no RNT number; configure it so the TRA can be sent",
+  /** Design §6.10: late is worse than incomplete, so the TRA goes out with the room blank and says so. */
+  roomMissing: "numero_habitacion was sent blank: the reservation has no room_number and the property no default " +
+    "room (cli properties update --default-room, or the panel's settings)"
 } as const
 
-const DEFAULT_TIPO_ACOMODACION = "Habitación"
+/**
+ * `tipo_acomodacion` when neither the registration (endpoint 7) nor the property names one (design §6.10): the
+ * room type of the TRA web form for the party's size, `Sencilla` for one guest and `Doble` otherwise — what C3
+ * (steadydee/owagents tools/hotel_pms/server.py, `tra_payload_accommodation`) sends to both the API and the form;
+ * both words are options of the form's list as C5 copied it (franbz1/hotel-san-miguel
+ * src/common/enums/tipoHabitacion.enum.ts). Establishment types (`Hotel`, C2 and C4) answer another question.
+ */
+export const defaultTipoAcomodacion = (guests: number): string => guests <= 1 ? "Sencilla" : "Doble"
 
-/** The bodies' inputs from the reference data, or the configuration warning that holds the report (design §6.9). */
+/** What the bodies are built from, and what the report should say about them even when it is accepted. */
+export interface TraInputs {
+  readonly stay: TraStay
+  readonly guests: ReadonlyMap<string, TraGuest>
+  /** A value sent blank or guessed, for `tra.warning` (design §6.10); null when there is nothing to say. */
+  readonly notice: string | null
+}
+
+/**
+ * The bodies' inputs from the reference data, or the configuration warning that holds the report (design §6.9).
+ * `period` is the stay (`check_in` → `check_out`) or an extension's added nights (old → new `check_out`), whose
+ * `costo` is their share of the stored amount (`costoShare`).
+ */
 export const traInputs = (
   reference: ReferenceData,
   due: DueReservation,
   period: { readonly from: string; readonly to: string }
-): Either.Either<{ readonly stay: TraStay; readonly guests: ReadonlyMap<string, TraGuest> }, string> => {
+): Either.Either<TraInputs, string> => {
   const { row, property } = due
   const motivo = row.motivo === null ? undefined : reference.traMotivo(row.motivo)
   if (motivo === undefined) {
@@ -61,18 +83,27 @@ export const traInputs = (
       cuidad_procedencia: guest.ciudad_procedencia ?? ""
     })
   }
+  const room = [row.room_number, property.default_room].find((value) => value !== null && value.trim() !== "")
+  const extension = period.from !== row.check_in
   return Either.right({
     stay: {
       check_in: period.from,
       check_out: period.to,
-      numero_habitacion: row.room_number ?? "",
+      numero_habitacion: room?.trim() ?? "",
       motivo,
-      tipo_acomodacion: row.tipo_acomodacion ?? property.tipo_acomodacion ?? DEFAULT_TIPO_ACOMODACION,
-      costo: costoFromCop(row.total_amount_cop),
+      tipo_acomodacion: row.tipo_acomodacion ?? property.tipo_acomodacion ?? defaultTipoAcomodacion(due.guests.length),
+      costo: extension
+        ? costoShare(
+          row.total_amount_cop,
+          nightsBetween(period.from, period.to),
+          nightsBetween(row.check_in, row.check_out)
+        )
+        : costoFromCop(row.total_amount_cop),
       nombre_establecimiento: property.establishment_name ?? property.name,
       rnt_establecimiento: property.rnt_id ?? ""
     },
-    guests
+    guests,
+    notice: room === undefined ? Warnings.roomMissing : null
   })
 }
 
@@ -132,7 +163,7 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
      */
     const post = (due: DueReservation, round: number, period: { readonly from: string; readonly to: string }) =>
       Effect.gen(function*() {
-        const none = { sent: 0, accepted: 0, rejected: 0, rows: null }
+        const none = { sent: 0, accepted: 0, rejected: 0, rows: null, notice: null }
         const token = due.property.tra_token
         if (token === null) return { hold: hold(Lifecycle.Warnings.traTokenMissing), ...none }
         // The TRA identifies the establishment by its RNT (domain notes §1.3); without it every post is refused.
@@ -203,7 +234,14 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
           : stillPending === undefined
           ? { _tag: "None" }
           : transient(all.find((submission) => submission.last_error !== null)?.last_error ?? "no answer")
-        return { hold: held, sent: tally.sent, accepted: changed("accepted"), rejected: changed("rejected"), rows: all }
+        return {
+          hold: held,
+          sent: tally.sent,
+          accepted: changed("accepted"),
+          rejected: changed("rejected"),
+          rows: all,
+          notice: inputs.right.notice
+        }
       })
 
     /**
@@ -236,7 +274,7 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
     /** The stay's TRA (round 0): post, then settle the report (design §6.9), giving up 72 h past due. */
     const report = (due: DueReservation) =>
       Effect.gen(function*() {
-        const { hold: held, rows, ...counts } = yield* post(due, 0, { from: due.row.check_in, to: due.row.check_out })
+        const { hold: held, rows, notice, ...counts } = yield* post(due, 0, { from: due.row.check_in, to: due.row.check_out })
         const { parts: guestParts, main, mayHold } = yield* parts(due.row.id, due.guests, 0, rows)
         const verdict = Settlement.giveUpIfLate(
           verdictOf(guestParts, held, main),
@@ -244,7 +282,7 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
           yield* nowDate,
           held._tag === "Transient" ? held.reason : ""
         )
-        yield* reservations.apply(due.row.id, Settlement.settle("tra", verdict, { mayHold }))
+        yield* reservations.apply(due.row.id, Settlement.settle("tra", verdict, { mayHold, notice }))
         return counts satisfies TraCounts
       })
 
@@ -257,11 +295,11 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
     const reportExtension = (due: DueReservation, from: string) =>
       Effect.gen(function*() {
         const round = yield* submissions.extensionRound(due.row.id, from)
-        const { hold: held, rows, ...counts } = yield* post(due, round, { from, to: due.row.check_out })
+        const { hold: held, rows, notice, ...counts } = yield* post(due, round, { from, to: due.row.check_out })
         const { parts: guestParts, main } = yield* parts(due.row.id, due.guests, round, rows)
         yield* reservations.apply(
           due.row.id,
-          Settlement.settle("tra", verdictOf(guestParts, held, main), { extensionUpTo: due.row.check_out })
+          Settlement.settle("tra", verdictOf(guestParts, held, main), { extensionUpTo: due.row.check_out, notice })
         )
         return counts satisfies TraCounts
       })

@@ -42,6 +42,7 @@ export interface PropertySettings {
   readonly sire_city_code?: string | undefined
   readonly establishment_name?: string | undefined
   readonly tipo_acomodacion?: string | undefined
+  readonly default_room?: string | undefined
 }
 
 const PROPERTY_COLUMNS = `id, account_id, environment, name, internal_name, external_id, rnt_id, checkin_enabled,
@@ -198,6 +199,7 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
             tra_token: settings.tra_token === undefined ? null : Redacted.value(settings.tra_token),
             establishment_name: settings.establishment_name ?? null,
             tipo_acomodacion: settings.tipo_acomodacion ?? null,
+            default_room: settings.default_room ?? null,
             sire_hotel_code: settings.sire_hotel_code ?? null,
             sire_city_code: settings.sire_city_code ?? null
           })

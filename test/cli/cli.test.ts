@@ -199,7 +199,7 @@ describe("properties", () => {
       "properties", "create", "--account", accountId, "--name", "Hotel Muralla", "--env", "live",
       "--rnt", "RNT-7788", "--external-id", "PMS-42", "--no-sire", "--contract", "--photos",
       "--tra-token", "tra-secret-token-xyz", "--sire-hotel-code", "H-123", "--sire-city-code", "13001",
-      "--establishment-name", "Muralla SAS", "--tipo-acomodacion", "Hotel"
+      "--establishment-name", "Muralla SAS", "--tipo-acomodacion", "Hotel", "--default-room", "101"
     )
     expect(out).toEqual({
       property_id: expect.stringMatching(UUID),
@@ -215,7 +215,7 @@ describe("properties", () => {
     })
     propertyId = out.property_id
     const [stored] = await db.query(
-      `SELECT tra_token, sire_hotel_code, sire_city_code, establishment_name, tipo_acomodacion, environment
+      `SELECT tra_token, sire_hotel_code, sire_city_code, establishment_name, tipo_acomodacion, default_room, environment
        FROM properties WHERE id = $1`,
       [propertyId]
     )
@@ -225,6 +225,7 @@ describe("properties", () => {
       sire_city_code: "13001",
       establishment_name: "Muralla SAS",
       tipo_acomodacion: "Hotel",
+      default_room: "101",
       environment: "live"
     })
     const { environment: _environment, ...spec } = out
@@ -265,6 +266,13 @@ describe("properties", () => {
     const [stored] = await db.query("SELECT tra_token, sire_hotel_code FROM properties WHERE id = $1", [propertyId])
     expect(stored).toEqual({ tra_token: "tra-secret-token-xyz", sire_hotel_code: "H-123" })
     expect(out).not.toHaveProperty("tra_token")
+  })
+
+  test("properties update --default-room sets the TRA room used when a reservation has none (design §6.10)", async () => {
+    await ok("properties", "update", "--property", propertyId, "--default-room", "Cabaña 2")
+    const [stored] = await db.query("SELECT default_room, tipo_acomodacion FROM properties WHERE id = $1", [propertyId])
+    expect(stored).toEqual({ default_room: "Cabaña 2", tipo_acomodacion: "Hotel" })
+    failure(await cli("properties", "update", "--property", propertyId, "--default-room", ""), "invalid_request")
   })
 
   test("external_id already used in the (account, environment) → external_id_in_use", async () => {

@@ -41,7 +41,7 @@ const withCountries = (change: (file: typeof countriesFile) => unknown): Referen
 
 describe("bundled tables", () => {
   test("the three JSON files validate, with their versions and sources", () => {
-    expect(ref.versions).toEqual({ countries: "2026-11-22", documents: "2026-11-22", motivos: "2026-11-22" })
+    expect(ref.versions).toEqual({ countries: "2026-11-25", documents: "2026-11-25", motivos: "2026-11-22" })
     for (const file of [countriesFile, documentsFile, motivosFile]) {
       expect(file.sources.length).toBeGreaterThan(0)
       for (const source of file.sources) expect(source.tag).toMatch(/^[A-Z]+\d*$/)
@@ -55,8 +55,8 @@ describe("bundled tables", () => {
       "T.I": ["T.I", undefined],
       "R.C": ["R.C", undefined],
       "C.E": ["C.E", "5"],
-      "D.E": ["D.E", "10"], // TRA label: the spec's own value (design §6.10)
-      "C.D": ["C.D", "46"],
+      "D.E": ["D.N.I", "10"], // [CONFLICT] D.N.I (C3, C5) vs Pasaporte (C8) vs DE (C4): documents.json notes // TRA label: the spec's own value (design §6.10)
+      "C.D": ["Otro", "46"], // no source labels it; Otro is the sources' catch-all (C2, C5): documents.json notes
       "PPT": ["PPT", "52"] // [CONFLICT] 52 (C5, C13) vs 48 (C4): documents.json notes
     } as const
     expect(Object.keys(expected).sort()).toEqual([...DocumentType.literals].sort())
@@ -93,26 +93,38 @@ describe("bundled tables", () => {
 
   test("countries: unpadded, unique codes keyed by assigned ISO codes; every ISO code is mapped or documented", () => {
     const entries = Object.entries(countriesFile.entries)
-    expect(entries.length).toBeGreaterThanOrEqual(150)
     for (const [iso, code] of entries) {
       expect(COUNTRY_CODES as ReadonlyArray<string>).toContain(iso)
       expect(code).toMatch(/^[1-9]\d{0,2}$/)
     }
     expect(new Set(entries.map(([, code]) => code)).size).toBe(entries.length)
-    const { conflict, single_source, no_source } = countriesFile.unmapped
-    const documented = [...Object.keys(conflict), ...Object.keys(single_source), ...no_source]
-    expect(new Set([...Object.keys(countriesFile.entries), ...documented])).toEqual(new Set(COUNTRY_CODES))
-    expect(documented.length).toBe(new Set(documented).size)
+    const { no_source, candidates } = countriesFile.unmapped
+    expect(new Set([...Object.keys(countriesFile.entries), ...no_source])).toEqual(new Set(COUNTRY_CODES))
+    expect(entries.length + no_source.length).toBe(COUNTRY_CODES.length)
+    expect(Object.keys(candidates).sort()).toEqual([...no_source].sort())
   })
 
-  test("a country whose sources disagree is never mapped (no guessed code)", () => {
-    const { conflict } = countriesFile.unmapped
-    for (const iso of Object.keys(conflict)) expect(ref.sireCountry(iso)).toBeUndefined()
-    // C4 (DIAN) gives Niger 525 / Nigeria 528, C12 the reverse: either guess could report the wrong country.
-    expect(conflict.NE).toEqual({ C4: "525", C12: "528" })
-    expect(conflict.NG).toEqual({ C4: "528", C12: "525" })
-    expect(ref.sireCountry("RU")).toBeUndefined()
-    for (const iso of Object.keys(countriesFile.unmapped.single_source)) expect(ref.sireCountry(iso)).toBeUndefined()
+  test("only the countries no source has are unmapped (issue 15: Russia and the other 76 conflicts are mapped)", () => {
+    expect([...countriesFile.unmapped.no_source].sort()).toEqual(["BL", "BQ", "GS", "MF", "SS", "SX"])
+    for (const iso of countriesFile.unmapped.no_source) expect(ref.sireCountry(iso)).toBeUndefined()
+    expect(Object.keys(countriesFile.entries)).toHaveLength(243)
+  })
+
+  test("a conflict takes C12's value (Migración's list), never C4's (DIAN); both are documented", () => {
+    const conflicts: Readonly<Record<string, { readonly C12: string; readonly C4: string }>> = countriesFile.conflicts.values
+    expect(Object.keys(conflicts)).toHaveLength(77)
+    for (const [iso, { C12 }] of Object.entries(conflicts)) expect(ref.sireCountry(iso)).toBe(C12)
+    expect(conflicts.RU).toEqual({ C12: "673", C4: "676" })
+    expect(ref.sireCountry("RU")).toBe("673")
+    // The DIAN table gives Niger 525 / Nigeria 528, C12 the reverse: we follow C12 on both.
+    expect(ref.sireCountry("NE")).toBe("528")
+    expect(ref.sireCountry("NG")).toBe("525")
+    const single: Readonly<Record<string, { readonly C12: string }>> = countriesFile.single_source.values
+    expect(Object.keys(single)).toHaveLength(14)
+    for (const [iso, { C12 }] of Object.entries(single)) expect(ref.sireCountry(iso)).toBe(C12)
+    // Entries outside both lists are the agreed ones: none of them is also a documented conflict.
+    const agreed = Object.keys(countriesFile.entries).filter((iso) => !(iso in conflicts) && !(iso in single))
+    expect(agreed).toHaveLength(152)
   })
 })
 
@@ -135,7 +147,7 @@ describe("broken data fails at load", () => {
     )
     const { CO: _, ...withoutColombia } = countriesFile.entries
     expect(failure(withCountries((file) => ({ ...file, entries: withoutColombia }))).message).toContain("169")
-    expect(failure(withCountries((file) => ({ ...file, entries: { ...file.entries, RU: "676" } }))).message).toContain(
+    expect(failure(withCountries((file) => ({ ...file, entries: { ...file.entries, SS: "760" } }))).message).toContain(
       "both mapped and listed as unmapped"
     )
   })
@@ -183,21 +195,23 @@ describe("broken data fails at load", () => {
 describe("overrides", () => {
   test("a confirmed country code is added, a document code changed, a wording replaced; versions say so", async () => {
     const layer = Reference.layer(bundledFiles, {
-      countries: { RU: "673" },
+      countries: { RU: "676", SS: "760" },
       documents: { PPT: { sire: "48" } },
       motivos: { Compras: "Compras y otros" }
     })
     const data = await Effect.runPromise(Effect.provide(Reference, layer))
-    expect(data.sireCountry("RU")).toBe("673")
+    expect(data.sireCountry("RU")).toBe("676") // an operator who found the DIAN value in the portal
+    expect(data.sireCountry("SS")).toBe("760") // a country no source has
     expect(data.sireDocument("PPT")).toBe("48")
     expect(data.traDocument("PPT")).toBe("PPT") // the other field is kept
     expect(data.traMotivo("Compras")).toBe("Compras y otros")
     expect(data.versions).toEqual({
-      countries: "2026-11-22+overrides",
-      documents: "2026-11-22+overrides",
+      countries: "2026-11-25+overrides",
+      documents: "2026-11-25+overrides",
       motivos: "2026-11-22+overrides"
     })
-    expect(ref.sireCountry("RU")).toBeUndefined() // the bundled data is untouched
+    expect(ref.sireCountry("RU")).toBe("673") // the bundled data is untouched
+    expect(ref.sireCountry("SS")).toBeUndefined()
   })
 
   test("null removes an entry; an override is validated like the file", () => {

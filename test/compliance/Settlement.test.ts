@@ -28,6 +28,22 @@ describe("settle (design §6.9): one report's verdict after a run", () => {
     expect(after.status).toBe("pending_compliance") // SIRE still pending
   })
 
+  test("a notice (the room number sent blank, design §6.10) stays in warning whatever the verdict", () => {
+    const notice = "numero_habitacion was sent blank"
+    const accept = settle(dueRow(), Settlement.settle("tra", accepted, { notice }))
+    expect(accept.after.tra).toMatchObject({ status: "success", mincit_code: 777, warning: notice })
+    expect(accept.events).toEqual(["tra.reported"])
+    const rejected: Verdict = { status: "error", warning: "guests[0] was rejected: x" }
+    expect(settle(dueRow(), Settlement.settle("tra", rejected, { notice })).after.tra.warning)
+      .toBe(`guests[0] was rejected: x; ${notice}`)
+    const waiting: Verdict = { status: "pending", warning: null, transient: true }
+    expect(settle(dueRow(), Settlement.settle("tra", waiting, { notice })).after.tra).toMatchObject({
+      status: "pending",
+      warning: notice
+    })
+    expect(settle(dueRow(), Settlement.settle("tra", accepted, { notice: null })).after.tra).not.toHaveProperty("warning")
+  })
+
   test("rejected: error with the reason; not counted as reported; failed or partial by the other report", () => {
     const rejected: Verdict = { status: "error", warning: "guests[1] was rejected: bad number" }
     const { after, events } = settle(dueRow({ tra_reported: true }), Settlement.settle("tra", rejected))

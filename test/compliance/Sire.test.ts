@@ -195,6 +195,11 @@ describe("sireLine: the 13 columns of notes §2.3", () => {
     expect([noOrigin[4], noOrigin[10], noOrigin[11]]).toEqual(["63", "63", "169"])
   })
 
+  test("no pais_procedencia: where the guest lives, else the nationality (C4's order)", () => {
+    const fromHome = line(input({ nacionalidad: "AR", pais_procedencia: null, pais_residencia: "ES" })).split("\t")
+    expect([fromHome[4], fromHome[10], fromHome[11]]).toEqual(["63", "245", "169"])
+  })
+
   test("accents, ñ and stray whitespace never reach the file", () => {
     const l = line(input({ apellido: " Ibáñez\tMuñoz ", nombre: "Zoë\nÑusta" }))
     expect(l.split("\t").slice(5, 8)).toEqual(["IBANEZ", "MUNOZ", "ZOE NUSTA"])
@@ -203,20 +208,20 @@ describe("sireLine: the 13 columns of notes §2.3", () => {
 })
 
 describe("sireLine: what cannot be mapped is a problem naming the field, never a guessed code", () => {
-  test("an unmapped nationality (sources in conflict)", () => {
-    expect(problem(input({ nacionalidad: "RU" }))).toEqual({
+  test("an unmapped nationality (no source has South Sudan)", () => {
+    expect(problem(input({ nacionalidad: "SS" }))).toEqual({
       field: "nacionalidad",
-      value: "RU",
-      message: 'no SIRE country code for "RU" in the reference data (countries 2026-11-22); a code is never guessed'
+      value: "SS",
+      message: 'no SIRE country code for "SS" in the reference data (countries 2026-11-25); a code is never guessed'
     })
   })
 
   test("with a path, the field is the guest's path", () => {
-    expect(problem(input({ nacionalidad: "NG" }, { path: "guests[2]" })).field).toBe("guests[2].nacionalidad")
+    expect(problem(input({ nacionalidad: "SS" }, { path: "guests[2]" })).field).toBe("guests[2].nacionalidad")
   })
 
   test("an unmapped pais_procedencia is a problem, not a fallback to the nationality", () => {
-    expect(problem(input({ pais_procedencia: "CZ" }))).toMatchObject({ field: "pais_procedencia", value: "CZ" })
+    expect(problem(input({ pais_procedencia: "SX" }))).toMatchObject({ field: "pais_procedencia", value: "SX" })
   })
 
   test("a Colombian document (no SIRE code) and an unknown document type", () => {
@@ -242,7 +247,7 @@ describe("sireLine: what cannot be mapped is a problem naming the field, never a
   })
 
   test("sireProblems lists every problem in column order; sireLine returns the first", () => {
-    const bad = input({ tipo_documento: "C.C", nacionalidad: "RU", fecha_nacimiento: null }, { path: "guests[0]" })
+    const bad = input({ tipo_documento: "C.C", nacionalidad: "SS", fecha_nacimiento: null }, { path: "guests[0]" })
     expect(sireProblems(ref, bad).map((p) => p.field)).toEqual([
       "guests[0].tipo_documento",
       "guests[0].nacionalidad",
@@ -253,12 +258,42 @@ describe("sireLine: what cannot be mapped is a problem naming the field, never a
   })
 
   test("a country confirmed in an override is written", () => {
-    const confirmed = makeSync(undefined, { countries: { RU: "673" } })
-    expect(Either.getOrThrow(sireLine(confirmed, input({ nacionalidad: "RU", pais_procedencia: "RU" }))).split("\t")[4]).toBe("673")
+    const confirmed = makeSync(undefined, { countries: { SS: "760" } })
+    expect(Either.getOrThrow(sireLine(confirmed, input({ nacionalidad: "SS", pais_procedencia: "SS" }))).split("\t")[4]).toBe("760")
+  })
+
+  test("Russia and the other countries the sources disagree on are written with C12's code (countries.json rule)", () => {
+    expect(line(input({ nacionalidad: "RU", pais_procedencia: "RU" })).split("\t")[4]).toBe("673")
+    expect(line(input({ nacionalidad: "NG", pais_procedencia: "NG" })).split("\t")[4]).toBe("525")
   })
 
   test("a malformed movement date is a bug, thrown", () => {
     expect(() => sireLine(ref, input({}, { date: "20/12/2026" }))).toThrow(RangeError)
+  })
+})
+
+describe("sireLine: procedencia and destino (SIRE_PLACES, notes §2.4)", () => {
+  const traveller = { nacionalidad: "VE", pais_procedencia: "EC", pais_residencia: "ES" } as const
+  const places = (movement: "E" | "S", mode?: "countries" | "cities") =>
+    line(input(traveller, { movement, date: movement === "E" ? "2026-12-20" : "2026-12-24", ...(mode ? { places: mode } : {}) }))
+      .split("\t").slice(8, 12)
+
+  test("countries (default; C13, C3's portal form): the trip, the same on both lines — origin country → Colombia", () => {
+    expect(places("E")).toEqual(["E", "20/12/2026", "239", "169"])
+    expect(places("S")).toEqual(["S", "24/12/2026", "239", "169"])
+    expect(places("S", "countries")).toEqual(places("S"))
+  })
+
+  test("cities (C4): the hotel's city at the Colombian end, following the movement; an exit goes home", () => {
+    expect(places("E", "cities")).toEqual(["E", "20/12/2026", "239", "88001"])
+    expect(places("S", "cities")).toEqual(["S", "24/12/2026", "88001", "245"])
+  })
+
+  test("cities: an exit without a residence goes to the nationality; an unmapped residence is a problem", () => {
+    const exit = line(input({ nacionalidad: "VE", pais_residencia: null }, { movement: "S", places: "cities" })).split("\t")
+    expect([exit[10], exit[11]]).toEqual(["88001", "850"])
+    expect(problem(input({ pais_residencia: "SS" }, { movement: "S", places: "cities" })))
+      .toMatchObject({ field: "pais_residencia", value: "SS" })
   })
 })
 

@@ -3,8 +3,10 @@ import {
   COMPANION_FIELDS,
   companionBody,
   costoFromCop,
+  costoShare,
   MAIN_FIELDS,
   mainBody,
+  nightsBetween,
   type TraGuest,
   type TraStay
 } from "../../src/compliance/Tra.ts"
@@ -175,5 +177,47 @@ describe("costoFromCop", () => {
     for (const bad of ["", "-5.00", "1,250,000", "1e6", "abc", ".5"]) {
       expect(() => costoFromCop(bad)).toThrow(RangeError)
     }
+  })
+})
+
+describe("nightsBetween", () => {
+  test("calendar nights, across months, years and a leap day", () => {
+    expect(nightsBetween("2026-11-21", "2026-11-24")).toBe(3)
+    expect(nightsBetween("2026-12-30", "2027-01-02")).toBe(3)
+    expect(nightsBetween("2028-02-28", "2028-03-01")).toBe(2)
+    expect(nightsBetween("2026-11-21", "2026-11-21")).toBe(0)
+  })
+})
+
+describe("costoShare (an extension's added nights, design §6.10)", () => {
+  const table: ReadonlyArray<readonly [string | null, number, number, string]> = [
+    [null, 1, 4, "0"],
+    ["1200000", 1, 4, "300000"],
+    ["1200000.00", 2, 5, "480000"],
+    ["1000000", 1, 3, "333333"], // 333 333,33… → down
+    ["2000000", 1, 3, "666667"], // 666 666,66… → up
+    ["5", 1, 2, "3"], // exactly half → up
+    ["3", 1, 2, "2"], // 1,5 → 2
+    ["1.00", 1, 4, "0"], // 0,25 → 0
+    ["0.50", 1, 1, "1"], // the whole of 0,50 → 1, as costoFromCop
+    ["100000.50", 1, 1, "100001"],
+    ["123456789012345678901", 1, 3, "41152263004115226300"] // 41152263004115226300,33…: exact beyond floats
+  ]
+  for (const [amount, nights, of, expected] of table) {
+    test(`${JSON.stringify(amount)} × ${nights}/${of} → ${expected}`, () => {
+      expect(costoShare(amount, nights, of)).toBe(expected)
+    })
+  }
+
+  test("the share of every night of the stay is the whole amount", () => {
+    expect(costoShare("1250000.50", 3, 3)).toBe(costoFromCop("1250000.50"))
+  })
+
+  test("no share outside 1..ofNights, and malformed amounts are refused", () => {
+    expect(() => costoShare("100", 0, 3)).toThrow(RangeError)
+    expect(() => costoShare("100", 4, 3)).toThrow(RangeError)
+    expect(() => costoShare("100", 1.5, 3)).toThrow(RangeError)
+    expect(() => costoShare("-100", 1, 3)).toThrow(RangeError)
+    expect(() => costoShare("1e6", 1, 3)).toThrow(RangeError)
   })
 })

@@ -3,7 +3,8 @@ import { Redacted } from "effect"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
-import { colombian, foreigner, registrationBody } from "../support/guests.ts"
+import { colombian, foreigner, registrationBody, reservationBody } from "../support/guests.ts"
+import { Warnings } from "../../src/compliance/TraReporting.ts"
 import { bogotaToday } from "../support/trm.ts"
 
 /**
@@ -332,5 +333,85 @@ describe("report runs (design §6.8–§6.13)", () => {
     expect(res.body.status).toBe("compliant")
     await runReports()
     expect(tra.requests).toHaveLength(0)
+  })
+})
+
+describe("values from public sources (design §6.10), as the fake TRA receives them", () => {
+  let withRoom: { property_id: string }
+  beforeAll(async () => {
+    withRoom = await admin(app, (c) =>
+      c.CreateProperty({
+        account_id: account.accountId,
+        name: "Cabañas del Río",
+        rnt_id: "55555",
+        tra_token: Redacted.make(DEFAULT_TOKEN),
+        sire_hotel_code: "4321",
+        sire_city_code: "5001",
+        default_room: "Cabaña 7"
+      }))
+  })
+
+  /** A live link-flow stay (endpoint 3, no tipo_acomodacion, no room_number) registered on the check-in API. */
+  const linkStay = async (propertyId: string, guests: ReadonlyArray<Record<string, unknown>>) => {
+    const created = await call(app, "POST", "/api/partners/reservations", {
+      key: account.liveKey,
+      json: reservationBody(propertyId, { guests_count: guests.length, check_in: bogotaToday(), check_out: "2099-01-03" })
+    })
+    expect(created.status).toBe(201)
+    const token = (created.body.checkin_url as string).split("/checkin/")[1]!
+    for (const [index, guest] of guests.entries()) {
+      const json = index === 0 ? { ...guest, motivo: "Vacaciones, recreo y ocio" } : guest
+      expect((await call(app, "POST", `/api/checkin/${token}/guests`, { json })).status).toBe(201)
+    }
+    return created.body.external_id as string
+  }
+  const mainOf = (document: string) =>
+    tra.mains().find((r) => (r.body as Record<string, string>).numero_identificacion === document)!.body as Record<string, string>
+
+  test("one guest, no room anywhere: Sencilla, numero_habitacion blank, and tra.warning says so (still sent)", async () => {
+    tra.clear()
+    const guest = colombian({ numero_documento: String(documentNumber++) })
+    const externalId = await linkStay(property.property_id, [guest])
+    await runReports()
+    expect(mainOf(guest.numero_documento as string)).toMatchObject({ tipo_acomodacion: "Sencilla", numero_habitacion: "" })
+    const after = await detail(externalId)
+    expect(after.tra).toMatchObject({ status: "success", mincit_code: expect.any(Number), warning: Warnings.roomMissing })
+  })
+
+  test("two guests on a property with a default room: Doble, the default room, no warning", async () => {
+    tra.clear()
+    const guests = [colombian({ numero_documento: String(documentNumber++) }), colombian({ numero_documento: String(documentNumber++) })]
+    const externalId = await linkStay(withRoom.property_id, guests)
+    await runReports()
+    expect(mainOf(guests[0]!.numero_documento as string)).toMatchObject({ tipo_acomodacion: "Doble", numero_habitacion: "Cabaña 7" })
+    expect(tra.companions().at(-1)!.body).toMatchObject({ numero_habitacion: "Cabaña 7" })
+    const after = await detail(externalId)
+    expect(after.tra.status).toBe("success")
+    expect(after.tra).not.toHaveProperty("warning")
+  })
+
+  test("an extension's /one/ declares the added nights' share of the stored COP amount (half-up)", async () => {
+    tra.clear()
+    const checkIn = bogotaToday()
+    const day = (offset: number) => new Date(Date.parse(`${checkIn}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10)
+    const guests = [colombian({ numero_documento: String(documentNumber++) })]
+    const { externalId } = await submitLive({ check_out: day(2), total_amount: 900001 }, guests)
+    await runReports()
+    expect(mainOf(guests[0]!.numero_documento as string).costo).toBe("900001")
+    const patched = await call(app, "PATCH", "/api/partners/reservations", {
+      key: account.liveKey,
+      json: { external_id: externalId, check_out: day(4) }
+    })
+    expect(patched.status).toBe(200)
+    tra.clear()
+    await runReports()
+    // 2 added nights of the 4 the stay now has: 900 001 × 2 / 4 = 450 000,5 → 450 001.
+    expect(tra.mains().map((r) => r.body)).toEqual([expect.objectContaining({
+      check_in: day(2),
+      check_out: day(4),
+      costo: "450001",
+      numero_habitacion: "204"
+    })])
+    expect((await detail(externalId)).tra.status).toBe("success")
   })
 })

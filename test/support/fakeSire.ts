@@ -1,5 +1,11 @@
-import countries from "../../src/compliance/reference/countries.json" with { type: "json" }
-import documents from "../../src/compliance/reference/documents.json" with { type: "json" }
+import {
+  COLUMN_NAMES,
+  COLUMNS,
+  COUNTRY_CODES,
+  DOCUMENT_CODES,
+  MAY_BE_BLANK,
+  MOVEMENTS
+} from "./authority/sire-codes.ts"
 
 /**
  * A local stand-in for the SIRE gateway of design §6.13 (domain notes §6.4 "Fake SIRE"): a real HTTP server
@@ -7,10 +13,12 @@ import documents from "../../src/compliance/reference/documents.json" with { typ
  * `{processed, valid, invalid, errors:[{line, message}]}`.
  *
  * Checks: POST to its path; `X-Sire-Hotel-Code` and `X-Sire-City-Code` present and digits; the bearer token when
- * one is configured; a `text/plain` body; CRLF line ends; per line exactly 13 TAB-separated columns, the hotel and
- * city columns equal to the headers, numeric codes known to the reference data (document, nationality,
- * procedencia, destino), an alphanumeric document number, upper-case letters in the name columns, `E`/`S`,
- * and real `dd/mm/yyyy` dates.
+ * one is configured; a `text/plain` body; CRLF line ends; per line exactly 13 TAB-separated columns, none blank
+ * but the second surname, the hotel and city columns equal to the headers, document and country codes that some
+ * public source gives (`./authority/sire-codes.ts`, written down from the sources — never our own reference
+ * data, so a code we map wrongly is caught), procedencia and destino a country code or the line's own city code
+ * (C4), an alphanumeric document number, upper-case letters in the name columns, `E`/`S`, and real `dd/mm/yyyy`
+ * dates. A line that fails is listed in `errors` with every reason, as the gateway of design §6.13 answers.
  *
  * Faults are queued, one per coming upload: `"500"`, `"hang"` (never answers), `"401"`, `"403"`, `"400"`,
  * `"garbage"` (200 with a body that is not JSON), `{ rejectLines }` (the gateway refuses those lines with those
@@ -54,9 +62,9 @@ export interface FakeSireOptions {
   readonly token?: string
   /** Path of the upload endpoint. Default `/sire/upload`. */
   readonly path?: string
-  /** Accepted nationality/procedencia/destino codes. Default: the bundled reference data. */
+  /** Accepted nationality/procedencia/destino codes. Default: every code a public source gives. */
   readonly countryCodes?: ReadonlySet<string>
-  /** Accepted document codes. Default: the bundled reference data. */
+  /** Accepted document codes. Default: every code a public source gives. */
   readonly documentCodes?: ReadonlySet<string>
 }
 
@@ -73,11 +81,6 @@ export interface FakeSire {
   readonly reset: () => void
   readonly stop: () => void
 }
-
-const bundledCountryCodes = new Set(Object.values(countries.entries))
-const bundledDocumentCodes = new Set(
-  Object.values(documents.entries).flatMap((entry) => entry.sire === null ? [] : [entry.sire])
-)
 
 const DIGITS = /^\d+$/
 const NAME = /^[A-Z]+( [A-Z]+)*$/
@@ -99,27 +102,47 @@ const checkLine = (
   countryCodes: ReadonlySet<string>,
   documentCodes: ReadonlySet<string>
 ): Array<string> => {
-  if (columns.length !== 13) return [`expected 13 TAB-separated columns, got ${columns.length}`]
+  if (columns.length !== COLUMNS) return [`expected ${COLUMNS} TAB-separated columns, got ${columns.length}`]
   const [hotel, city, document, number, nationality, first, second, names, movement, date, origin, destination, birth] =
     columns as [string, string, string, string, string, string, string, string, string, string, string, string, string]
   const problems: Array<string> = []
-  const code = (name: string, value: string, known?: ReadonlySet<string>) => {
+  columns.forEach((value, index) => {
+    if (value.trim() === "" && !MAY_BE_BLANK.has(index + 1)) {
+      problems.push(`column ${index + 1} (${COLUMN_NAMES[index]}) is blank`)
+    }
+  })
+  const code = (name: string, value: string, known: ReadonlySet<string>) => {
+    if (value === "") return // said above
     if (!DIGITS.test(value)) problems.push(`${name} must be digits, got ${JSON.stringify(value)}`)
-    else if (known !== undefined && !known.has(value)) problems.push(`unknown ${name} ${value}`)
+    else if (!known.has(value)) problems.push(`unknown ${name} ${value}`)
   }
-  if (hotel !== hotelCode) problems.push(`hotel code ${JSON.stringify(hotel)} differs from the header ${hotelCode}`)
-  if (city !== cityCode) problems.push(`city code ${JSON.stringify(city)} differs from the header ${cityCode}`)
+  // Procedencia and destino: a country, or the hotel's city (C4 writes the city code at the Colombian end).
+  const place = (name: string, value: string) => {
+    if (value !== city || value === "") code(name, value, countryCodes)
+  }
+  if (hotel !== "" && hotel !== hotelCode) {
+    problems.push(`hotel code ${JSON.stringify(hotel)} differs from the header ${hotelCode}`)
+  }
+  if (city !== "" && city !== cityCode) problems.push(`city code ${JSON.stringify(city)} differs from the header ${cityCode}`)
   code("document type", document, documentCodes)
-  if (!/^[A-Z0-9]+$/.test(number)) problems.push(`document number must be upper-case letters and digits, got ${JSON.stringify(number)}`)
+  if (number !== "" && !/^[A-Z0-9]+$/.test(number)) {
+    problems.push(`document number must be upper-case letters and digits, got ${JSON.stringify(number)}`)
+  }
   code("nationality", nationality, countryCodes)
-  if (!NAME.test(first)) problems.push(`first surname must be upper-case letters, got ${JSON.stringify(first)}`)
-  if (second !== "" && !NAME.test(second)) problems.push(`second surname must be upper-case letters, got ${JSON.stringify(second)}`)
-  if (!NAME.test(names)) problems.push(`names must be upper-case letters, got ${JSON.stringify(names)}`)
-  if (movement !== "E" && movement !== "S") problems.push(`movement must be E or S, got ${JSON.stringify(movement)}`)
-  if (!isSireDate(date)) problems.push(`movement date must be dd/mm/yyyy, got ${JSON.stringify(date)}`)
-  code("procedencia", origin, countryCodes)
-  code("destino", destination, countryCodes)
-  if (!isSireDate(birth)) problems.push(`birth date must be dd/mm/yyyy, got ${JSON.stringify(birth)}`)
+  const letters = (name: string, value: string) => {
+    if (value !== "" && !NAME.test(value)) problems.push(`${name} must be upper-case letters, got ${JSON.stringify(value)}`)
+  }
+  const sireDate = (name: string, value: string) => {
+    if (value !== "" && !isSireDate(value)) problems.push(`${name} must be dd/mm/yyyy, got ${JSON.stringify(value)}`)
+  }
+  letters("first surname", first)
+  letters("second surname", second)
+  letters("names", names)
+  if (movement !== "" && !MOVEMENTS.has(movement)) problems.push(`movement must be E or S, got ${JSON.stringify(movement)}`)
+  sireDate("movement date", date)
+  place("procedencia", origin)
+  place("destino", destination)
+  sireDate("birth date", birth)
   return problems
 }
 
@@ -127,8 +150,8 @@ const json = (status: number, body: unknown) => ({ status, body: JSON.stringify(
 
 export const startFakeSire = (options: FakeSireOptions = {}): FakeSire => {
   const path = options.path ?? "/sire/upload"
-  const countryCodes = options.countryCodes ?? bundledCountryCodes
-  const documentCodes = options.documentCodes ?? bundledDocumentCodes
+  const countryCodes = options.countryCodes ?? COUNTRY_CODES
+  const documentCodes = options.documentCodes ?? DOCUMENT_CODES
   const uploads: Array<SireUpload> = []
   const queue: Array<SireFault> = []
 

@@ -1,4 +1,4 @@
-import { COMPANION_FIELDS, MAIN_FIELDS } from "../../src/compliance/Tra.ts"
+import { DATE_FIELDS, DIGITS as DIGIT_FIELDS, DOCUMENT_LABELS, NOT_BLANK, ONE_FIELDS, TWO_FIELDS } from "./authority/tra-fields.ts"
 
 /**
  * A real local HTTP stand-in for MinCIT's TRA web service for PMS providers (domain notes §6.4 "Fake TRA").
@@ -7,11 +7,13 @@ import { COMPANION_FIELDS, MAIN_FIELDS } from "../../src/compliance/Tra.ts"
  * - `Authorization: token <key>` read the way Django REST Framework's TokenAuthentication reads it (the §1.2
  *   inference): the scheme word case-insensitively, blanks around and between tolerated; a missing, malformed or
  *   unknown token is 401 `{"detail": …}` with `WWW-Authenticate: Token`.
- * - The body must be JSON (`Content-Type: application/json`, else 415) with exactly the field set of §1.3/§1.4
- *   (`MAIN_FIELDS`/`COMPANION_FIELDS` from the client's own module): a correctly spelled `ciudad_residencia` is an
- *   unknown field and leaves `cuidad_residencia` missing. Every value must be a string; dates `YYYY-MM-DD` and
- *   real; `check_out` after `check_in`; `numero_acompanantes`, `costo`, `rnt_establecimiento` and `padre` digits.
- *   Failures are 400 `{"<field>": ["<message>"]}`, every failing field listed.
+ * - The body must be JSON (`Content-Type: application/json`, else 415) with exactly the field set of §1.3/§1.4,
+ *   as the public integrations write it down in `./authority/tra-fields.ts` — never our own module's list, so a
+ *   field name we get wrong is caught: a correctly spelled `ciudad_residencia` is an unknown field and leaves
+ *   `cuidad_residencia` missing. Every value must be a string; the fields no source sends empty not blank; dates
+ *   `YYYY-MM-DD` and real; `check_out` after `check_in`; `numero_acompanantes`, `costo`, `rnt_establecimiento` and
+ *   `padre` digits; `tipo_identificacion` a label some source sends. Failures are 400 `{"<field>": ["<message>"]}`
+ *   (the DRF shape of notes §1.2 and §6.4), every failing field listed.
  * - Acceptance is 201 `{"code": n}`, n counting up from `firstCode` (one counter for both endpoints). `/two/`'s
  *   `padre` must be a code this fake issued on `/one/`; its reply is `{"code": m}` or `{}` (`companionReply`),
  *   as sources conflict (§1.5).
@@ -135,10 +137,6 @@ const isDate = (value: string) =>
   DATE.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
   new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value
 
-/** Must not be blank (the document and names surely are required; the authority's real list is a §1.3 gap). */
-const NON_BLANK = new Set(["tipo_identificacion", "numero_identificacion", "nombres", "apellidos"])
-const DIGIT_FIELDS = new Set(["numero_acompanantes", "costo", "rnt_establecimiento", "padre"])
-
 type Errors = Record<string, Array<string>>
 
 /** DRF-style validation of a body against `fields`; returns the errors, or the body as a string record. */
@@ -160,10 +158,12 @@ const validate = (
     const value = record[field]
     if (value === undefined) add(field, "Este campo es requerido.")
     else if (typeof value !== "string") add(field, "Not a valid string.")
-    else if (NON_BLANK.has(field) && value.trim() === "") add(field, "Este campo no puede estar en blanco.")
+    else if (NOT_BLANK.has(field) && value.trim() === "") add(field, "Este campo no puede estar en blanco.")
     else if (DIGIT_FIELDS.has(field) && !DIGITS.test(value)) add(field, "Debe contener solo dígitos.")
-    else if ((field === "check_in" || field === "check_out") && !isDate(value)) {
+    else if (DATE_FIELDS.has(field) && !isDate(value)) {
       add(field, "Fecha con formato erróneo. Use uno de los siguientes formatos en su lugar: YYYY-MM-DD.")
+    } else if (field === "tipo_identificacion" && !DOCUMENT_LABELS.has(value)) {
+      add(field, `Escoja una opción válida. ${value} no es una de las opciones disponibles.`)
     } else body[field] = value
   }
   if (body.check_in !== undefined && body.check_out !== undefined && body.check_out <= body.check_in) {
@@ -220,7 +220,7 @@ export const startFakeTra = (options: FakeTraOptions = {}): FakeTra => {
   /** A /one/ body already registered (same guest, same stay, same establishment). */
   const isDuplicate = (body: Record<string, string>) =>
     [...registered.values()].some((entry) =>
-      entry.path === "/one/" && MAIN_FIELDS.every((name) => entry.body[name] === body[name])
+      entry.path === "/one/" && ONE_FIELDS.every((name) => entry.body[name] === body[name])
     )
 
   const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
@@ -241,7 +241,7 @@ export const startFakeTra = (options: FakeTraOptions = {}): FakeTra => {
     const fault = record.fault
     // Registers a valid body (best effort, as a server that registers then fails would) for the faults that do.
     const registerIfValid = () => {
-      const result = validate(parsed, path === "/one/" ? MAIN_FIELDS : COMPANION_FIELDS)
+      const result = validate(parsed, path === "/one/" ? ONE_FIELDS : TWO_FIELDS)
       if ("body" in result) record.code = issue(path, result.body)
     }
     if (fault !== undefined) {
@@ -292,7 +292,7 @@ export const startFakeTra = (options: FakeTraOptions = {}): FakeTra => {
       record.answer = { detail: "JSON parse error." }
       return json(400, record.answer)
     }
-    const result = validate(parsed, path === "/one/" ? MAIN_FIELDS : COMPANION_FIELDS)
+    const result = validate(parsed, path === "/one/" ? ONE_FIELDS : TWO_FIELDS)
     if ("errors" in result) {
       record.answer = result.errors
       return json(400, result.errors)
