@@ -107,7 +107,8 @@ describe("without SMTP_URL, on the embedded database (npm start on a fresh machi
     const deadline = Date.now() + 10_000
     let names: Array<string> = []
     while (names.length === 0 && Date.now() < deadline) {
-      names = await NodeFs.readdir(dir).catch(() => [])
+      // The mailer writes `.<name>.tmp` and renames it: only the finished file counts.
+      names = (await NodeFs.readdir(dir).catch(() => [] as Array<string>)).filter((name) => !name.startsWith("."))
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     expect(names).toHaveLength(1)

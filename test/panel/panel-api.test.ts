@@ -411,9 +411,17 @@ describe("properties, webhooks, reservations: one account never sees another's",
     expect(hooks.status).toBe(200)
     const endpoint = hooks.body.endpoints.find((e: { id: string }) => e.id === created.body.id)
     expect(endpoint.last_7_days).toEqual({ delivered: 0, failed: 0 })
-    const deliveries = await aPanel.request("GET", `/api/panel/deliveries?environment=test&external_id=${reservation.body.external_id}`)
-    expect(deliveries.status).toBe(200)
-    const delivery = deliveries.body.deliveries[0]
+    // The receiver has the request; the attempt is recorded once its answer is back: wait for that.
+    const listed = async () => {
+      const deliveries = await aPanel.request("GET", `/api/panel/deliveries?environment=test&external_id=${reservation.body.external_id}`)
+      expect(deliveries.status).toBe(200)
+      return deliveries.body.deliveries[0]
+    }
+    let delivery = await listed()
+    for (let i = 0; i < 100 && delivery.attempt_log.length === 0; i++) {
+      await Bun.sleep(20)
+      delivery = await listed()
+    }
     expect(delivery.attempt_log[0]).toMatchObject({ http_status: 500, duration_ms: expect.any(Number) })
 
     receiver.on("/panel-hook", 200)
