@@ -42,6 +42,7 @@ import * as Trm from "./trm/Trm.ts"
 import * as RateLimits from "./ratelimit/RateLimits.ts"
 import * as Heartbeat from "./workers/Heartbeat.ts"
 import * as PanelHttp from "./panel/Http.ts"
+import * as PanelPage from "./panel/Page.ts"
 import { PanelAccount } from "./panel/PanelAccount.ts"
 import { PanelAuth } from "./panel/PanelAuth.ts"
 
@@ -132,6 +133,7 @@ const nonApiRoutes = [
   { method: "GET", path: "/docs" },
   { method: "POST", path: "/rpc/admin" },
   ...CheckinPage.routes,
+  ...PanelPage.routes,
   ...PanelHttp.routes
 ]
 
@@ -148,6 +150,7 @@ const PartnerHttp = HttpApiBuilder.serve().pipe(
   Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(PartnerApi, nonApiRoutes))),
   Layer.provide(AdminHandlers.layer),
   Layer.provide(CheckinPage.layer),
+  Layer.provide(PanelPage.layer),
   Layer.provide(PanelHttp.openApiRoute),
   Layer.provide(HttpApiBuilder.api(PartnerApi).pipe(
     Layer.provide([PropertiesLive, ReservationsLive, WebhooksLive, CheckinLive, PanelHttp.layer, PartnerHealthLive]),
