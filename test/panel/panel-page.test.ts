@@ -179,6 +179,9 @@ const mustShowOnlyOnce = async (where: Page | Locator, secret: string) => {
   expect(html).not.toContain(secret)
 }
 
+/** Scrolls the page so that this element is at the top of the screen (for a screenshot of a long screen). */
+const scrollToTop = (locator: Locator) => locator.evaluate((el) => el.scrollIntoView({ block: "start" }))
+
 /** docs/screenshots/panel-<name>.png, written only with UPDATE_SCREENSHOTS=1. */
 const screenshot = (page: Page, name: string, fullPage = true) => saveScreenshot(page, `panel-${name}`, { fullPage })
 
@@ -300,7 +303,7 @@ describe("account panel page (design §8)", () => {
     await page.getByRole("button", { name: "Crear el entorno de pruebas" }).click()
     const box = page.locator(".secret-box")
     await box.waitFor()
-    testKey = await box.locator("input").inputValue()
+    testKey = await box.locator("textarea").inputValue()
     expect(testKey).toMatch(/^svc_test_/)
     expect(await box.textContent()).toContain("Esta clave se muestra solo esta vez.")
     // The box's heading takes the focus, so the warning is read first.
@@ -336,7 +339,7 @@ describe("account panel page (design §8)", () => {
     // A test key: 201, shown once.
     await page.getByRole("button", { name: "Crear clave de pruebas" }).click()
     await page.getByRole("heading", { name: "Su nueva clave de pruebas" }).waitFor()
-    const created = await page.locator(".secret-box input").inputValue()
+    const created = await page.locator(".secret-box textarea").inputValue()
     expect(created).toMatch(/^svc_test_/)
     await page.locator(".data-table tbody tr").nth(1).waitFor()
     expect((await call(app, "GET", "/api/partners/properties", { key: created })).status).toBe(200)
@@ -384,7 +387,7 @@ describe("account panel page (design §8)", () => {
     await page.fill("#live-code", code)
     await page.getByRole("button", { name: "Crear la clave de producción" }).click()
     await page.getByRole("heading", { name: "Su nueva clave de producción" }).waitFor()
-    const live = await page.locator(".secret-box input").inputValue()
+    const live = await page.locator(".secret-box textarea").inputValue()
     expect(live).toMatch(/^svc_live_/)
     expect(await page.textContent(".secret-box")).toContain(`Enviamos un aviso de esta clave nueva a ${HOLDER}.`)
     await page.locator(".data-table tbody tr", { hasText: live.slice(0, 15) }).waitFor()
@@ -806,13 +809,16 @@ describe("account panel page (design §8)", () => {
     await phone.locator("article.property").first().waitFor()
     expect(await narrow()).toBeLessThanOrEqual(390)
     await audit(phone, "properties", axe)
-    await screenshot(phone, "phone-4-properties")
+    // The screen is long on a phone: the shot shows the test property whose token is set.
+    await scrollToTop(phone.locator("article.property", { hasText: "Hotel Sandbox Centro" }))
+    await screenshot(phone, "phone-4-properties", false)
 
     await navigate(phone, "Webhooks", true)
     await phone.getByRole("radio", { name: "Pruebas" }).check()
     await phone.locator("article.delivery").first().waitFor()
     expect(await narrow()).toBeLessThanOrEqual(390)
     await audit(phone, "webhooks", axe)
+    await scrollToTop(phone.getByRole("heading", { name: "Entregas" }))
     await screenshot(phone, "phone-5-webhooks", false)
 
     await navigate(phone, "Reservas", true)

@@ -475,16 +475,16 @@
    */
   const secretBox = (value, titleKey, note) => {
     const id = nextId("secret")
-    const field = h("input", {
-      type: "text",
+    // A text area, so the whole key is seen, wrapped, on a phone's screen.
+    const field = h("textarea", {
       id,
       class: "secret-value",
       readonly: true,
-      value,
+      rows: 2,
       spellcheck: "false",
       autocomplete: "off",
       "aria-describedby": `${id}-warning`
-    })
+    }, value)
     const copied = h("p", { class: "copy-status", role: "status" })
     const copy = actionButton({ class: "secondary copy-button", text: "copy" }, async () => {
       try {
