@@ -611,6 +611,7 @@ describe("account panel page (design §8)", () => {
     const first = rows.first()
     expect(await first.textContent()).toContain("Hotel Sandbox Centro")
     expect(await first.locator(".badge").first().textContent()).toBe("Parcial")
+    expect(await first.locator("td").nth(1).textContent()).toContain("Huéspedes registrados: 2")
     const tra = first.locator("td").nth(3)
     expect(await tra.locator(".badge").textContent()).toBe("Error")
     expect(await tra.locator(".report-warning").textContent()).toContain("tra_failed")
@@ -826,6 +827,7 @@ describe("account panel page (design §8)", () => {
     await phone.getByText(`Reservas mostradas: ${RESERVATIONS_PAGE_SIZE}.`).waitFor()
     expect(await narrow()).toBeLessThanOrEqual(390)
     await audit(phone, "reservations", axe)
+    await scrollToTop(phone.getByText(`Reservas mostradas: ${RESERVATIONS_PAGE_SIZE}.`))
     await screenshot(phone, "phone-6-reservations", false)
 
     await navigate(phone, "Miembros", true)

@@ -183,7 +183,7 @@
     ? nothing()
     : h("time", { datetime: iso, text: ["asIs", { value: { at: iso } }] })
 
-  const day = (iso) => h("time", { datetime: iso, text: ["asIs", { value: { day: iso } }] })
+  const day = (iso) => h("time", { class: "day", datetime: iso, text: ["asIs", { value: { day: iso } }] })
 
   const badge = (kind, key, args) => h("span", { class: `badge badge-${kind}`, text: [key, args] })
 
@@ -418,21 +418,22 @@
   }
 
   /**
-   * A button whose click runs `work` once at a time. Disabling a button drops its focus: when nothing else took
-   * it meanwhile (a dialog gave it back to nobody, say), the button gets it back.
+   * A button whose click runs `work` once at a time. Disabling a button drops its focus: when nothing else holds
+   * it afterwards (a closed dialog could not give it back to a disabled button), the button gets it back. A
+   * removed element may still be the active one until the browser's next rendering update, hence `isConnected`.
    */
   const actionButton = (props, work) => {
     const button = h("button", { type: "button", ...props })
     button.addEventListener("click", async () => {
       if (button.disabled) return
-      const focused = document.activeElement === button
       button.disabled = true
       try {
         await work(button)
       } finally {
         button.disabled = false
-        const lost = document.activeElement === null || document.activeElement === document.body
-        if (focused && lost && button.isConnected) button.focus()
+        const active = document.activeElement
+        const lost = active === null || active === document.body || !active.isConnected
+        if (lost && button.isConnected) button.focus()
       }
     })
     return button
@@ -1515,13 +1516,16 @@
                 // A cancelled stay whose reports still go on keeps its compliance status: say it is cancelled.
                 row.reservation_status === "cancelled" && row.status !== "cancelled"
                   ? badge("neutral", "status_cancelled")
-                  : null
+                  : null,
+                h("span", {
+                  class: "muted block small-text",
+                  text: ["guestsRegistered", { n: { n: row.guests_registered } }]
+                })
               )
           },
           { label: "col_stay", cell: (row) => h("span", {}, day(row.check_in), " – ", day(row.check_out)) },
           { label: "col_tra", cell: (row) => reportCell(row.tra) },
           { label: "col_sire", cell: (row) => reportCell(row.sire) },
-          { label: "col_guests", cell: (row) => String(row.guests_registered) },
           { label: "col_updated", cell: (row) => instant(row.updated_at) }
         ], shown),
         more
