@@ -25,10 +25,7 @@ export const CONTENT_SECURITY_POLICY = [
   "img-src 'self' data: blob:",
   "style-src 'self'",
   "script-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'"
+  ...StaticPage.CSP_TAIL
 ].join("; ")
 
 /** The security headers, on every response of the page, its assets and its JSON API. */
@@ -54,7 +51,12 @@ const page = StaticPage.make({
   dir: new URL("./page/", import.meta.url),
   pagePaths: ["/checkin/:token"],
   assetsPath: "/checkin/assets",
-  assets: { "checkin.js": StaticPage.JAVASCRIPT, "i18n.js": StaticPage.JAVASCRIPT, "checkin.css": StaticPage.CSS },
+  assets: {
+    "checkin.js": StaticPage.JAVASCRIPT,
+    "i18n.js": StaticPage.JAVASCRIPT,
+    "base.css": StaticPage.BASE_CSS,
+    "checkin.css": StaticPage.CSS
+  },
   contentSecurityPolicy: CONTENT_SECURITY_POLICY,
   placeholder: "__CHECKIN_RULES__",
   rules: Effect.sync(clientRules),

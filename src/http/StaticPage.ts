@@ -20,8 +20,17 @@ export const securityHeaders = (contentSecurityPolicy: string): Readonly<Record<
   "x-frame-options": "DENY"
 })
 
+/** The directives every page's Content-Security-Policy ends with: this origin only, no `<base>`, never framed. */
+export const CSP_TAIL = ["connect-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"]
+
 export const JAVASCRIPT = "text/javascript; charset=utf-8"
 export const CSS = "text/css; charset=utf-8"
+
+/** `base.css`, the style every page shares (colours, focus, skip link, form fields), from src/http/page/. */
+export const BASE_CSS = { contentType: CSS, dir: new URL("./page/", import.meta.url) } as const
+
+/** An asset's content type, and the folder it is read from when it is not the page's own. */
+export type Asset = string | { readonly contentType: string; readonly dir: URL }
 
 export interface StaticPageOptions<R> {
   /** The folder of `index.html` and the assets (a `file:` URL next to the module). */
@@ -30,8 +39,8 @@ export interface StaticPageOptions<R> {
   readonly pagePaths: ReadonlyArray<`/${string}`>
   /** Where the assets are served: `${assetsPath}/:file`. */
   readonly assetsPath: `/${string}`
-  /** The only files served from `dir`, with their content types. */
-  readonly assets: Readonly<Record<string, string>>
+  /** The only files served, with their content types (from `dir` unless an asset names its own folder). */
+  readonly assets: Readonly<Record<string, Asset>>
   readonly contentSecurityPolicy: string
   /** The placeholder in `index.html` replaced by `rules` as JSON, inside a `<meta content="…">`. */
   readonly placeholder: string
@@ -54,7 +63,7 @@ const etagOf = (body: string) => `"${createHash("sha256").update(body).digest("b
 export const make = <R>(options: StaticPageOptions<R>): StaticPage<R> => {
   const headers = securityHeaders(options.contentSecurityPolicy)
   const secure = (response: HttpServerResponse.HttpServerResponse) => HttpServerResponse.setHeaders(response, headers)
-  const read = (name: string) => readFileSync(new URL(name, options.dir), "utf8")
+  const read = (name: string, dir = options.dir) => readFileSync(new URL(name, dir), "utf8")
 
   /** Reads the page and its assets once, at start-up: a missing file fails the start, not a visitor's request. */
   const load = Effect.map(options.rules, (rules) => {
@@ -62,8 +71,9 @@ export const make = <R>(options: StaticPageOptions<R>): StaticPage<R> => {
     // string would expand.
     const html = read("index.html").replace(options.placeholder, () => escapeAttribute(JSON.stringify(rules)))
     const assets = new Map(
-      Object.entries(options.assets).map(([name, contentType]) => {
-        const body = read(name)
+      Object.entries(options.assets).map(([name, asset]) => {
+        const { contentType, dir } = typeof asset === "string" ? { contentType: asset, dir: options.dir } : asset
+        const body = read(name, dir)
         return [name, { body, contentType, etag: etagOf(body) }] as const
       })
     )

@@ -18,10 +18,7 @@ export const CONTENT_SECURITY_POLICY = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'"
+  ...StaticPage.CSP_TAIL
 ].join("; ")
 
 export const SECURITY_HEADERS = StaticPage.securityHeaders(CONTENT_SECURITY_POLICY)
@@ -55,7 +52,12 @@ const page = StaticPage.make({
   dir: new URL("./page/", import.meta.url),
   pagePaths: ["/panel"],
   assetsPath: "/panel/assets",
-  assets: { "panel.js": StaticPage.JAVASCRIPT, "i18n.js": StaticPage.JAVASCRIPT, "panel.css": StaticPage.CSS },
+  assets: {
+    "panel.js": StaticPage.JAVASCRIPT,
+    "i18n.js": StaticPage.JAVASCRIPT,
+    "base.css": StaticPage.BASE_CSS,
+    "panel.css": StaticPage.CSS
+  },
   contentSecurityPolicy: CONTENT_SECURITY_POLICY,
   placeholder: "__PANEL_RULES__",
   rules: clientRules,

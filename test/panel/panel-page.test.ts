@@ -44,9 +44,8 @@ let holderState: Awaited<ReturnType<BrowserContext["storageState"]>>
 let testKey: string
 
 beforeAll(async () => {
-  smtp = await startFakeSmtp()
   receiver = startReceiver()
-  db = await freshDatabase()
+  ;[smtp, db] = await Promise.all([startFakeSmtp(), freshDatabase()])
   app = await startApp({
     DATABASE_URL: db.url,
     SMTP_URL: smtp.url,
@@ -109,9 +108,10 @@ const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id
 /** Texts the page could not translate: `t()` answers the key itself for a missing one. */
 const untranslated = (page: Page) =>
   page.evaluate(() =>
-    Array.from(document.querySelectorAll<HTMLElement>("[data-i18n]"))
-      .filter((el) => el.textContent === el.dataset.i18n)
-      .map((el) => el.dataset.i18n!)
+    Array.from(document.querySelectorAll<HTMLElement>("[data-t]"))
+      .map((el) => [el.textContent, JSON.parse(el.dataset.t!)[0] as string] as const)
+      .filter(([text, key]) => text === key)
+      .map(([, key]) => key)
   )
 
 /** axe's serious/critical violations and untranslated texts of the page as it is now, under `label`. */
@@ -981,7 +981,10 @@ describe("account panel page (design §8)", () => {
       )
     expect(rulesOf(html)).toMatchObject({ signupOpen: true, codeLength: 6, codeMinutes: 10, emailMaxLength: 254 })
 
-    const assets = [["panel.js", "text/javascript"], ["i18n.js", "text/javascript"], ["panel.css", "text/css"]]
+    const assets = [["panel.js", "text/javascript"], ["i18n.js", "text/javascript"], ["base.css", "text/css"], [
+      "panel.css",
+      "text/css"
+    ]]
     for (const [file, type] of assets) {
       const asset = await fetch(`${app.baseUrl}/panel/assets/${file}`)
       expect(asset.status).toBe(200)

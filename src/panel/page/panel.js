@@ -99,32 +99,33 @@
     return args === undefined ? text : text.replace(/\{(\w+)\}/g, (_, name) => argText(args[name]))
   }
 
-  /** Sets a translated text and remembers it on the element, so switching language redoes it in place. */
+  /**
+   * Sets a translated text and keeps `[key, args]` on the element (`data-t`, JSON), so that switching language
+   * redoes it in place; `data-t-attrs` does the same for attributes (`{"aria-label": [key, args]}`).
+   */
   const translate = (el, key, args) => {
-    el.dataset.i18n = key
-    if (args === undefined) delete el.dataset.i18nArgs
-    else el.dataset.i18nArgs = JSON.stringify(args)
+    el.dataset.t = JSON.stringify(args === undefined ? [key] : [key, args])
     el.textContent = t(key, args)
     return el
   }
 
+  const untranslate = (el) => {
+    delete el.dataset.t
+    el.textContent = ""
+  }
+
   const translateAttribute = (el, attribute, key, args) => {
-    const all = JSON.parse(el.dataset.i18nAttrs ?? "{}")
-    all[attribute] = [key, args]
-    el.dataset.i18nAttrs = JSON.stringify(all)
+    el.dataset.tAttrs = JSON.stringify({ ...JSON.parse(el.dataset.tAttrs ?? "{}"), [attribute]: [key, args] })
     el.setAttribute(attribute, t(key, args))
   }
 
   const retranslate = () => {
     document.documentElement.lang = state.lang
     document.title = state.titleKey === "brand" ? t("brand") : `${t(state.titleKey)} · ${t("brand")}`
-    for (const el of document.querySelectorAll("[data-i18n]")) {
-      const args = el.dataset.i18nArgs === undefined ? undefined : JSON.parse(el.dataset.i18nArgs)
-      el.textContent = t(el.dataset.i18n, args)
-    }
-    for (const el of document.querySelectorAll("[data-i18n-attrs]")) {
-      for (const [attribute, [key, args]] of Object.entries(JSON.parse(el.dataset.i18nAttrs))) {
-        el.setAttribute(attribute, t(key, args))
+    for (const el of document.querySelectorAll("[data-t]")) el.textContent = t(...JSON.parse(el.dataset.t))
+    for (const el of document.querySelectorAll("[data-t-attrs]")) {
+      for (const [attribute, text] of Object.entries(JSON.parse(el.dataset.tAttrs))) {
+        el.setAttribute(attribute, t(...text))
       }
     }
     ui.lang.textContent = t("langToggle")
@@ -174,7 +175,7 @@
 
   /** Tells screen readers what happened without moving focus; the same message twice is announced twice. */
   const announce = (key, args) => {
-    ui.status.textContent = ""
+    untranslate(ui.status)
     requestAnimationFrame(() => translate(ui.status, key, args))
   }
 
@@ -335,9 +336,7 @@
       .filter((id) => id !== "" && id !== slot.id)
     if (error === undefined) {
       slot.hidden = true
-      slot.textContent = ""
-      delete slot.dataset.i18n
-      delete slot.dataset.i18nArgs
+      untranslate(slot)
       control.removeAttribute("aria-invalid")
     } else {
       translate(slot, error[0], error[1])
