@@ -26,8 +26,9 @@
  * |                |                                | compliance/{Reference,ReportRuns,TraClient}.ts           |
  * | entrances      | how the outside reaches the    |                                                          |
  * |                | services, in three kinds:      |                                                          |
- * |   http         | partner API contract, handlers | src/http/**, src/<module>/{Api,Http}.ts, health/**,      |
- * |                |                                | checkin/Page.ts, checkin/page/**, auth/PartnerAuth.ts    |
+ * |   http         | partner API contract, handlers | src/http/**, src/<module>/{Api,Http,Page}.ts,            |
+ * |                | and the pages they serve       | src/<module>/page/** (checkin, panel), health/**,        |
+ * |                |                                | auth/PartnerAuth.ts                                      |
  * |   admin        | the operators' RPC             | src/admin/**                                             |
  * |   workers      | background loops               | src/workers/**, webhooks/DeliveryLoop.ts                 |
  * | composition    | wires layers, starts processes | src/App.ts, src/main.ts, src/cli.ts                      |
@@ -69,9 +70,8 @@ const INFRASTRUCTURE = anyOf(
 
 const HTTP = anyOf(
   "src/http/",
-  "src/[^/]+/(Api|Http)\\.ts$",
-  "src/checkin/Page\\.ts$",
-  "src/checkin/page/",
+  "src/[^/]+/(Api|Http|Page)\\.ts$",
+  "src/[^/]+/page/",
   "src/health/",
   "src/auth/PartnerAuth\\.ts$"
 )

@@ -44,6 +44,7 @@ import * as Trm from "./trm/Trm.ts"
 import * as RateLimits from "./ratelimit/RateLimits.ts"
 import * as Heartbeat from "./workers/Heartbeat.ts"
 import * as PanelHttp from "./panel/Http.ts"
+import * as PanelPage from "./panel/Page.ts"
 import { PanelAccount } from "./panel/PanelAccount.ts"
 import { PanelAuth } from "./panel/PanelAuth.ts"
 
@@ -144,6 +145,7 @@ const nonApiRoutes = [
   ...ApiDocs.routes(docs),
   { method: "POST", path: "/rpc/admin" },
   ...CheckinPage.routes,
+  ...PanelPage.routes,
   ...PanelHttp.routes
 ]
 
@@ -173,6 +175,7 @@ const PartnerHttp = HttpApiBuilder.serve().pipe(
   Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(PartnerApi, nonApiRoutes))),
   Layer.provide(AdminHandlers.layer),
   Layer.provide(CheckinPage.layer),
+  Layer.provide(PanelPage.layer),
   Layer.provide(PanelHttp.openApiRoute),
   Layer.provide(HttpApiBuilder.api(PartnerApi).pipe(
     Layer.provide([PropertiesLive, ReservationsLive, WebhooksLive, CheckinLive, PanelHttp.layer, PartnerHealthLive]),

@@ -23,6 +23,19 @@ export const CODES_PER_IP_PER_HOUR = 30
 export const SESSION_COOKIE = "panel_session"
 /** The header that carries the session's CSRF token (design §8). */
 export const CSRF_HEADER = "x-panel-csrf"
+/** Digits of an e-mailed code. */
+export const CODE_LENGTH = 6
+/** Lengths the requests below accept; the page at `/panel` gets them too (src/panel/Page.ts). */
+export const Limits = {
+  name: 120,
+  traToken: 500,
+  establishmentName: 255,
+  tipoAcomodacion: 100,
+  defaultRoom: 50,
+  /** SIRE hotel and city codes: digits only. */
+  sireCodeDigits: 12,
+  search: 120
+} as const
 
 const requestOptions = { parseOptions: { errors: "all" } } as const
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
@@ -46,12 +59,14 @@ export const PanelEmail = Schema.transform(Schema.String, Email, {
 
 /** A 6-digit e-mailed code. */
 export const Code = Schema.String.pipe(
-  Schema.pattern(/^\d{6}$/, { message: () => "must be the 6 digits of the e-mailed code" })
+  Schema.pattern(new RegExp(`^\\d{${CODE_LENGTH}}$`), {
+    message: () => `must be the ${CODE_LENGTH} digits of the e-mailed code`
+  })
 )
 
 const Name = StoredString.pipe(
   Schema.filter((value) => value.trim().length > 0 || "must not be blank"),
-  Schema.maxLength(120, { message: () => "must be at most 120 characters" })
+  Schema.maxLength(Limits.name, { message: () => `must be at most ${Limits.name} characters` })
 )
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -213,7 +228,9 @@ const Setting = (max: number) =>
     Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
   )
 const Digits = StoredString.pipe(
-  Schema.pattern(/^\d{1,12}$/, { message: () => "must be digits only (at most 12)" })
+  Schema.pattern(new RegExp(`^\\d{1,${Limits.sireCodeDigits}}$`), {
+    message: () => `must be digits only (at most ${Limits.sireCodeDigits})`
+  })
 )
 
 export const PropertySettings = Schema.Struct({
@@ -266,10 +283,10 @@ export const PropertyList = Schema.Struct({ properties: Schema.Array(PanelProper
 
 /** Any of the settings; `null` clears one (the TRA token too). */
 export const UpdateSettings = Schema.Struct({
-  tra_token: optional(Schema.NullOr(Setting(500))),
-  establishment_name: optional(Schema.NullOr(Setting(255))),
-  tipo_acomodacion: optional(Schema.NullOr(Setting(100))),
-  default_room: optional(Schema.NullOr(Setting(50))),
+  tra_token: optional(Schema.NullOr(Setting(Limits.traToken))),
+  establishment_name: optional(Schema.NullOr(Setting(Limits.establishmentName))),
+  tipo_acomodacion: optional(Schema.NullOr(Setting(Limits.tipoAcomodacion))),
+  default_room: optional(Schema.NullOr(Setting(Limits.defaultRoom))),
   sire_hotel_code: optional(Schema.NullOr(Digits)),
   sire_city_code: optional(Schema.NullOr(Digits))
 }).annotations({
@@ -354,7 +371,7 @@ export const ReservationsQuery = Schema.Struct({
   from: optionalParam(IsoDate, "Arrivals on or after this date.", "2026-12-01"),
   to: optionalParam(IsoDate, "Arrivals on or before this date.", "2026-12-31"),
   q: optionalParam(
-    StoredString.pipe(Schema.maxLength(120, { message: () => "must be at most 120 characters" })),
+    StoredString.pipe(Schema.maxLength(Limits.search, { message: () => `must be at most ${Limits.search} characters` })),
     "Part of an external_id.",
     "PMS-2026"
   ),

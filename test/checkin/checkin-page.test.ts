@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { mkdirSync } from "node:fs"
-import * as NodePath from "node:path"
 import { deflateSync } from "node:zlib"
 import type { Browser, BrowserContextOptions, Page } from "playwright-core"
 import { CONTENT_SECURITY_POLICY } from "../../src/checkin/Page.ts"
 import { admin, call } from "../support/app.ts"
-import { launchBrowser } from "../support/browser.ts"
+import { launchBrowser, saveScreenshot, seriousViolations } from "../support/browser.ts"
 import { appFixture } from "../support/fixture.ts"
 import { reservationBody } from "../support/guests.ts"
 
@@ -16,16 +14,17 @@ import { reservationBody } from "../support/guests.ts"
  */
 const f = appFixture()
 let browser: Browser
+/** The English run's browser, started in English as an English-speaking guest's would be. */
+let englishBrowser: Browser
 
 beforeAll(async () => {
-  browser = await launchBrowser()
+  browser = await launchBrowser({ lang: "es-CO" })
+  englishBrowser = await launchBrowser({ lang: "en-US" })
 })
 afterAll(async () => {
   await browser?.close()
+  await englishBrowser?.close()
 })
-
-const SCREENSHOTS = NodePath.join(import.meta.dir, "../../docs/screenshots")
-const AXE = require.resolve("axe-core/axe.min.js")
 /** A phone's screen; the browser's locale (date inputs, Accept-Language) follows the page's language. */
 const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: "es-CO" }
 const PHONE_EN: BrowserContextOptions = { ...PHONE, locale: "en-US" }
@@ -68,19 +67,8 @@ const photosAndContract = async () => {
  */
 const axeContext = () => browser.newContext({ ...PHONE, bypassCSP: true })
 
-/** axe-core's serious and critical violations on the page as it is now, one line each. */
-const seriousViolations = async (page: Page): Promise<Array<string>> => {
-  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ path: AXE })
-  const results = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ["violations"] }))
-  return (results.violations as Array<{ id: string; impact: string; nodes: Array<{ target: Array<string> }> }>)
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.impact} ${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`)
-}
-
-const screenshot = async (page: Page, name: string, fullPage = true) => {
-  mkdirSync(SCREENSHOTS, { recursive: true })
-  await page.screenshot({ path: NodePath.join(SCREENSHOTS, `checkin-${name}.png`), fullPage })
-}
+/** docs/screenshots/checkin-<name>.png, written only with UPDATE_SCREENSHOTS=1. */
+const screenshot = (page: Page, name: string, fullPage = true) => saveScreenshot(page, `checkin-${name}`, { fullPage })
 
 const heading = (page: Page, name: string) => page.getByRole("heading", { level: 2, name, exact: true }).waitFor({ timeout: 15_000 })
 
@@ -328,7 +316,7 @@ describe("guest check-in page (design §5, issue 6)", () => {
 
   test("under its own CSP (no bypass), in English, with a language switch that keeps what was typed: works, no violation", async () => {
     const stay = await createStay(await photosAndContract())
-    const context = await browser.newContext(PHONE_EN)
+    const context = await englishBrowser.newContext(PHONE_EN)
     // Recorded from the first script on, before the page's own.
     await context.addInitScript(() => {
       const seen: Array<string> = ((window as any).__cspViolations = [])
