@@ -17,7 +17,7 @@
  * |                |                                | properties/Property.ts, auth/{ApiKey,CurrentKey}.ts,     |
  * |                |                                | documents/DocumentKind.ts, net/UrlSafety.ts,             |
  * |                |                                | checkin/Checkin.ts, mail/Messages.ts,                    |
- * |                |                                | panel/{Panel,Secrets}.ts                                 |
+ * |                |                                | panel/{Panel,Secrets}.ts, alerts/Alert.ts                |
  * | infrastructure | configuration, database,       | src/config/**, src/db/**, migrations/**,                 |
  * |                | outbound HTTP, file store,     | net/{SafeHttp,ErrorCode}.ts, documents/DocumentStore.ts, |
  * |                | outbound mail                  | mail/Mailer.ts                                           |
@@ -56,6 +56,7 @@ const DOMAIN = anyOf(
   "src/net/UrlSafety\\.ts$",
   "src/checkin/Checkin\\.ts$",
   "src/panel/(Panel|Secrets)\\.ts$",
+  "src/alerts/Alert\\.ts$",
   "src/mail/Messages\\.ts$"
 )
 

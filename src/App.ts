@@ -2,6 +2,7 @@ import { FetchHttpClient, HttpApi, HttpApiBuilder, HttpMiddleware, HttpRouter, H
 import { BunHttpServer } from "@effect/platform-bun"
 import { Context, Effect, Layer, Option } from "effect"
 import { Accounts } from "./accounts/Accounts.ts"
+import * as AlertsModule from "./alerts/Alerts.ts"
 import { Sandbox } from "./accounts/Sandbox.ts"
 import * as AdminHandlers from "./admin/AdminHandlers.ts"
 import * as AdminToken from "./admin/AdminToken.ts"
@@ -108,7 +109,8 @@ const PanelLayer = Layer.mergeAll(
     Properties.Default,
     WebhookEndpointsLayer,
     DeliveriesLayer,
-    ReservationsLayer
+    ReservationsLayer,
+    AlertsModule.Alerts.Default
   ]))
 )
 
@@ -201,7 +203,8 @@ const Workers = Layer.mergeAll(
   PhotoFetcher.loop.pipe(Layer.provide(PhotoFetcher.PhotoFetcher.Default), Layer.provide(DocumentStore.filesystem)),
   Retention.loop.pipe(Layer.provide(Retention.Retention.Default), Layer.provide(DocumentStore.filesystem)),
   DeliveryLoop.layer,
-  ReportRunsModule.loop
+  ReportRunsModule.loop,
+  AlertsModule.loop.pipe(Layer.provide(AlertsModule.Alerts.Default))
 )
 
 /**

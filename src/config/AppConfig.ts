@@ -53,6 +53,8 @@ export interface AppConfigShape {
   readonly sirePlaces: "countries" | "cities"
   /** Interval of the periodic report run. */
   readonly reportsEvery: Duration.Duration
+  /** Interval of the alert scan (design §9). */
+  readonly alertsEvery: Duration.Duration
   /**
    * Outbound mail server, `smtp://user:pass@host:587` or `smtps://…` (design §8); unset: messages are written
    * as `.eml` files under `DATA_DIR/mail`. Redacted: the URL carries the SMTP password.
@@ -154,6 +156,7 @@ const config = Config.all({
     Config.map(Option.getOrElse(() => "countries" as const))
   ),
   reportsEvery: Config.duration("REPORTS_EVERY").pipe(Config.withDefault(Duration.hours(1))),
+  alertsEvery: Config.duration("ALERTS_EVERY").pipe(Config.withDefault(Duration.minutes(5))),
   smtpUrl,
   mailFrom,
   reportLease: Config.duration("REPORT_LEASE").pipe(

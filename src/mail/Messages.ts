@@ -24,6 +24,19 @@ export type MailTemplate = Data.TaggedEnum<{
   live_key_code: { readonly code: string; readonly minutes: number; readonly requested_by: string }
   /** A live API key was created; `created_at` is an ISO instant. */
   live_key_notice: { readonly prefix: string; readonly created_at: string; readonly created_by: string }
+  /**
+   * An alert to the account holder (design §9). `subject_of`: the reservation's external_id, or the endpoint's
+   * URL for `webhook_failing`; `since`: an ISO instant (the endpoint's first failed delivery), else null.
+   */
+  alert: {
+    readonly kind: "report_error" | "report_blocked" | "exit_error" | "webhook_failing"
+    readonly authority: "tra" | "sire" | null
+    readonly subject_of: string
+    readonly property: string | null
+    readonly message: string
+    readonly since: string | null
+    readonly panel_url: string
+  }
 }>
 
 /** Constructors and matchers: `MailTemplate.signin_code({ code, minutes })`. */
@@ -101,6 +114,69 @@ type Renderer<Tag extends MailTemplate["_tag"]> = (
   template: Extract<MailTemplate, { readonly _tag: Tag }>,
   language: MailLanguage
 ) => RenderedMail
+
+/** The authority as a hotel knows it. */
+const authorityName = (authority: "tra" | "sire" | null) =>
+  authority === "tra" ? "TRA (MinCIT)" : authority === "sire" ? "SIRE (Migración Colombia)" : ""
+
+const alertRenderer: Renderer<"alert"> = ({ authority, kind, message, panel_url, property, since, subject_of }, language) => {
+  const name = authorityName(authority)
+  const short = authority === null ? "" : authority.toUpperCase()
+  const where: Array<readonly [string, string]> = property === null
+    ? []
+    : [[language === "en" ? "Property" : "Propiedad", property]]
+  const en = language === "en"
+  switch (kind) {
+    case "report_error":
+      return en
+        ? compose(language, `${short} report failed: ${subject_of}`, [
+          { p: `The ${name} report of reservation ${subject_of} ended in error. The authority's reason:` },
+          { rows: [...where, ["Reason", message]] },
+          { p: `Fix the cause (the guest's data, or the property's settings), then ask us to send it again. Details: ${panel_url}` }
+        ])
+        : compose(language, `Reporte ${short} con error: ${subject_of}`, [
+          { p: `El reporte a ${name} de la reserva ${subject_of} terminó con error. La razón que dio la autoridad:` },
+          { rows: [...where, ["Razón", message]] },
+          { p: `Corrige la causa (los datos del huésped o la configuración de la propiedad) y pídenos reenviarlo. Detalle: ${panel_url}` }
+        ])
+    case "report_blocked":
+      return en
+        ? compose(language, `${short} report waiting for a setting: ${subject_of}`, [
+          { p: `The ${name} report of reservation ${subject_of} is due and cannot be sent until this is fixed:` },
+          { rows: [...where, ["What to fix", message]] },
+          { p: `It goes out by itself at the next report run once fixed. Late reports can be fined. ${panel_url}` }
+        ])
+        : compose(language, `Reporte ${short} detenido por configuración: ${subject_of}`, [
+          { p: `El reporte a ${name} de la reserva ${subject_of} ya debía enviarse y no puede salir hasta corregir esto:` },
+          { rows: [...where, ["Qué corregir", message]] },
+          { p: `Saldrá solo en el siguiente envío una vez corregido. Un reporte tardío puede ser multado. ${panel_url}` }
+        ])
+    case "exit_error":
+      return en
+        ? compose(language, `SIRE exit failed: ${subject_of}`, [
+          { p: `The departure (exit movement) of the foreign guests of reservation ${subject_of} was refused by SIRE:` },
+          { rows: [...where, ["Reason", message]] },
+          { p: `The entry was reported; the exit must be reported too. Details: ${panel_url}` }
+        ])
+        : compose(language, `Salida SIRE con error: ${subject_of}`, [
+          { p: `SIRE rechazó la salida de los huéspedes extranjeros de la reserva ${subject_of}:` },
+          { rows: [...where, ["Razón", message]] },
+          { p: `La entrada quedó reportada; la salida también debe reportarse. Detalle: ${panel_url}` }
+        ])
+    case "webhook_failing":
+      return en
+        ? compose(language, `Webhook failing for 24 hours: ${subject_of}`, [
+          { p: `Every delivery to your webhook endpoint ${subject_of} has failed since ${since === null ? "over a day" : `${bogotaTime(since)} (Colombia time)`}.` },
+          { rows: [["Last error", message]] },
+          { p: `Events are kept: once the endpoint answers again, redeliver the failed ones from the panel. ${panel_url}` }
+        ])
+        : compose(language, `Webhook sin entregas desde hace 24 horas: ${subject_of}`, [
+          { p: `Todas las entregas a tu endpoint ${subject_of} fallan desde ${since === null ? "hace más de un día" : `${bogotaTime(since)} (hora de Colombia)`}.` },
+          { rows: [["Último error", message]] },
+          { p: `Los eventos se conservan: cuando el endpoint responda, reenvía los fallidos desde el panel. ${panel_url}` }
+        ])
+  }
+}
 
 const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
   signin_code: ({ code, minutes }, language) =>
@@ -198,7 +274,9 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
           ]
         },
         { p: "Si no fuiste tú, revócala en el panel de inmediato." }
-      ])
+      ]),
+
+  alert: alertRenderer
 }
 
 /** Renders a template in a language (Spanish unless told otherwise). */

@@ -1,3 +1,4 @@
+import { AlertList } from "../alerts/Alert.ts"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { documented } from "../http/OpenApiDocument.ts"
@@ -235,6 +236,11 @@ export class PanelAccountApi extends HttpApiGroup.make("panelAccount")
       .addError(OwnerRequiredBody)
       .addError(MemberNotFoundBody)
       .annotate(OpenApi.Summary, "Remove a member; their sessions end (the account's own e-mail only)")
+  )
+  .add(
+    HttpApiEndpoint.get("alerts", "/api/panel/alerts")
+      .addSuccess(AlertList)
+      .annotate(OpenApi.Summary, "Alerts sent to the account holder, newest first (design §9)")
   )
   .add(
     HttpApiEndpoint.get("audit", "/api/panel/audit")

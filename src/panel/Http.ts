@@ -163,6 +163,7 @@ export const PanelAccountLive = HttpApiBuilder.group(PartnerApi, "panelAccount",
           Effect.map(panel.addMember(user, payload.email), (members) => HttpServerResponse.unsafeJson(members, { status: 201 }))))
       .handle("removeMember", ({ path }) => as((user) => panel.removeMember(user, path.email)))
       .handle("audit", ({ urlParams }) => as((user) => panel.auditLog(user, urlParams.limit)))
+      .handle("alerts", () => as((user) => panel.alerts(user)))
   }))
 
 /**

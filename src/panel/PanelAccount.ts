@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
+import { Alerts } from "../alerts/Alerts.ts"
 import { Sandbox } from "../accounts/Sandbox.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
@@ -75,6 +76,7 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
     const repo = yield* ReservationRepo
     const auth = yield* PanelAuth
     const audit = yield* Audit
+    const alertList = yield* Alerts
     const mail = yield* MailQueue
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
@@ -307,6 +309,9 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
 
     const auditLog = (user: PanelUser, limit: number | undefined) => audit.list(user.accountId, limit ?? 100)
 
+    /** design §9: the panel shows the alerts the holder was mailed. */
+    const alerts = (user: PanelUser) => alertList.list(user.accountId)
+
     return {
       account,
       listKeys,
@@ -324,7 +329,8 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
       listMembers,
       addMember,
       removeMember,
-      auditLog
+      auditLog,
+      alerts
     } as const
   })
 }) {}

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { FetchHttpClient } from "@effect/platform"
 import { Effect, Layer, type ManagedRuntime, Option, Redacted, TestClock, TestContext } from "effect"
+import { Alerts } from "../../src/alerts/Alerts.ts"
 import { Reference } from "../../src/compliance/Reference.ts"
 import { ReportRuns } from "../../src/compliance/ReportRuns.ts"
 import * as SireGateway from "../../src/compliance/SireGateway.ts"
@@ -35,7 +36,7 @@ interface World {
   readonly app: RunningApp
   readonly liveKey: string
   readonly propertyId: string
-  readonly runtime: ManagedRuntime.ManagedRuntime<ReportRuns, unknown>
+  readonly runtime: ManagedRuntime.ManagedRuntime<ReportRuns | Alerts, unknown>
 }
 
 let worlds: Array<World> = []
@@ -70,7 +71,7 @@ const start = async (mode: "manual" | "gateway", options: { readonly reportsTra?
     }))
   const runtime = serviceRuntime(
     app,
-    ReportRuns.Default.pipe(
+    Layer.merge(Alerts.Default, ReportRuns.Default.pipe(
       Layer.provide([
         TraClient.layer({ baseUrl: tra.url, concurrency: 2 }).pipe(Layer.provide(FetchHttpClient.layer)),
         SireGateway.layer({ url: sire.url, token: Option.some(Redacted.make(GATEWAY_TOKEN)) }).pipe(
@@ -80,7 +81,7 @@ const start = async (mode: "manual" | "gateway", options: { readonly reportsTra?
         Outbox.Default,
         Reservations.Default.pipe(Layer.provide(Trm.layer), Layer.provide(FetchHttpClient.layer))
       ])
-    ),
+    )),
     env
   )
   const world = { tra, sire, db, app, liveKey: account.liveKey, propertyId: property.property_id, runtime }
@@ -223,6 +224,11 @@ describe("SIRE exit movements over several Bogotá days (TestClock)", () => {
     })
     expect(after.sire.status).toBe("success")
     expect(after.status).toBe("compliant")
+    // A failed exit is an alert to the account holder (design §9).
+    await world.runtime.runPromise(Effect.flatMap(Alerts, (alerts) => alerts.scan))
+    expect(await world.db.query("SELECT kind, authority, message FROM alerts")).toEqual([
+      { kind: "exit_error", authority: "sire", message: expect.stringContaining("Fecha de salida inválida") }
+    ])
     // An error is final: no run sends it again on its own (an operator re-queues it, design §9).
     await runOn(world, day(2))
     expect(linesOf(world, document)).toHaveLength(2)

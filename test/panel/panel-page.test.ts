@@ -262,6 +262,9 @@ describe("account panel page (design §8)", () => {
     expect(overview).toContain("Claves de producción")
     expect(overview).toContain("Habilitadas")
     expect(await page.isVisible("text=Crear el entorno de pruebas")).toBe(true)
+    // The alerts the holder was mailed (design §9): none for a new account.
+    await page.getByRole("heading", { name: "Alertas" }).waitFor()
+    await page.getByText("Ninguna alerta.").waitFor()
     await audit(page, "overview", axe)
 
     holderState = await context.storageState()

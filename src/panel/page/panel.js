@@ -879,6 +879,7 @@
         ])
       ),
       sandboxCard(account),
+      alertsCard(),
       h(
         "section",
         { class: "card", "aria-labelledby": "signout-title" },
@@ -887,6 +888,41 @@
         h("button", { type: "button", class: "secondary", text: "signOut", onclick: signOut })
       )
     )
+  }
+
+  /** design §9: the alerts the holder was e-mailed, newest first; loaded on its own so the account shows at once. */
+  const alertsCard = () => {
+    const body = h("div", {}, loading())
+    const card = h(
+      "section",
+      { class: "card", "aria-labelledby": "alerts-title" },
+      h("h2", { id: "alerts-title", text: "alertsTitle" }),
+      h("p", { class: "intro", text: "alertsIntro" }),
+      body
+    )
+    api("GET", "/alerts").then((res) => {
+      if (res.status !== 200) return loadFailed(body, res, () => showScreen("overview", true))
+      const alerts = res.body.alerts
+      fill(
+        body,
+        alerts.length === 0
+          ? h("p", { class: "muted", text: "noAlerts" })
+          : table("alertsCaption", [
+            { label: "col_time", cell: (alert) => instant(alert.created_at) },
+            {
+              label: "col_alert",
+              cell: (alert) => h("span", { text: [`alert_${alert.kind}`, { authority: (alert.authority ?? "").toUpperCase() }] })
+            },
+            { label: "col_about", cell: (alert) => alert.external_id ?? alert.endpoint_url ?? nothing() },
+            { label: "col_detail", cell: (alert) => alert.message },
+            {
+              label: "col_state",
+              cell: (alert) => alert.resolved_at === null ? badge("error", "alertOpen") : badge("ok", "alertResolved")
+            }
+          ], alerts)
+      )
+    })
+    return card
   }
 
   const keyLimit = (environment) => ["err_keyLimit", { env: { key: `env_${environment}` } }]
