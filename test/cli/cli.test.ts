@@ -374,7 +374,8 @@ describe("migrate", () => {
             "0007_mail",
             "0008_panel",
             "0009_event_order",
-            "0010_report_safety"
+            "0010_report_safety",
+            "0015_alerts"
           ]
         }
       })
@@ -384,6 +385,7 @@ describe("migrate", () => {
       expect(tables.map((t) => t.table_name)).toEqual([
         "account_members",
         "accounts",
+        "alerts",
         "api_keys",
         "audit_log",
         "document_fetches",
@@ -415,7 +417,8 @@ describe("migrate", () => {
         { migration_id: 7, name: "mail" },
         { migration_id: 8, name: "panel" },
         { migration_id: 9, name: "event_order" },
-        { migration_id: 10, name: "report_safety" }
+        { migration_id: 10, name: "report_safety" },
+      { migration_id: 15, name: "alerts" }
       ])
     } finally {
       await target.drop()
