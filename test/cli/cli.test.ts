@@ -418,7 +418,7 @@ describe("migrate", () => {
         { migration_id: 8, name: "panel" },
         { migration_id: 9, name: "event_order" },
         { migration_id: 10, name: "report_safety" },
-      { migration_id: 15, name: "alerts" }
+        { migration_id: 15, name: "alerts" }
       ])
     } finally {
       await target.drop()
