@@ -1,8 +1,15 @@
 import { Context, Schema } from "effect"
 import { Property } from "../properties/Property.ts"
-import { Email, IsoDate, Limits as ReservationLimits, RegistrationStatus, Status } from "../reservations/Reservation.ts"
+import {
+  Email,
+  IsoDate,
+  Limits as ReservationLimits,
+  RegistrationStatus,
+  Status,
+  StayDate
+} from "../reservations/Reservation.ts"
 import { Environment } from "../shared/Environment.ts"
-import { StoredString } from "../shared/StoredString.ts"
+import { SingleLineString, StoredString } from "../shared/StoredString.ts"
 import { Delivery, DeliveryStatus, Limits as WebhookLimits, WebhookEndpoint } from "../webhooks/Webhook.ts"
 
 /**
@@ -40,7 +47,7 @@ export const Code = Schema.String.pipe(
   Schema.pattern(/^\d{6}$/, { message: () => "must be the 6 digits of the e-mailed code" })
 )
 
-const Name = StoredString.pipe(
+const Name = SingleLineString.pipe(
   Schema.filter((value) => value.trim().length > 0 || "must not be blank"),
   Schema.maxLength(120, { message: () => "must be at most 120 characters" })
 )
@@ -115,7 +122,7 @@ export const SandboxCreated = Schema.Struct({
 // Properties and their authority settings (write-only secrets)
 
 const Setting = (max: number) =>
-  StoredString.pipe(
+  SingleLineString.pipe(
     Schema.filter((value) => value.trim().length > 0 || "must not be blank; send null to clear it"),
     Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
   )
@@ -198,9 +205,9 @@ export const ReservationsQuery = Schema.Struct({
   environment: optional(Environment),
   status: optional(Status),
   /** Arrivals on or after this date. */
-  from: optional(IsoDate),
+  from: optional(StayDate),
   /** Arrivals on or before this date. */
-  to: optional(IsoDate),
+  to: optional(StayDate),
   /** Part of an external_id. */
   q: optional(StoredString.pipe(Schema.maxLength(120, { message: () => "must be at most 120 characters" }))),
   limit: optional(Limit(200)),
