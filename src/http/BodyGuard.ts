@@ -1,11 +1,13 @@
 import {
+  FileSystem,
   HttpIncomingMessage,
   HttpServerError,
   HttpServerRequest,
   Multipart,
+  Path,
   UrlParams
 } from "@effect/platform"
-import { Effect, Either, Inspectable, Stream } from "effect"
+import { Effect, Either, Inspectable, type Scope, Stream } from "effect"
 import * as MP from "multipasta"
 
 /**
@@ -285,6 +287,53 @@ class FilePart extends PartBase implements Multipart.File {
   }
 }
 
+class PersistedFilePart extends PartBase implements Multipart.PersistedFile {
+  readonly _tag = "PersistedFile"
+  constructor(readonly key: string, readonly name: string, readonly contentType: string, readonly path: string) {
+    super()
+  }
+  toJSON(): unknown {
+    const { key, name, contentType, path } = this
+    return { _id: "@effect/platform/Multipart/Part", _tag: "PersistedFile", key, name, contentType, path }
+  }
+}
+
+/**
+ * The parts as `Multipart.Persisted`, each file written to a temporary directory that lives as long as the
+ * request's scope. A file's path is its position, never the client's file name, which the platform's
+ * `toPersisted` uses: a name of `/` or `.` is the directory itself (a 500), and two parts sent with the same
+ * name were one file, the back photo stored as the front.
+ */
+const persist = (
+  parts: ReadonlyArray<Multipart.Part>
+): Effect.Effect<Multipart.Persisted, Multipart.MultipartError, FileSystem.FileSystem | Path.Path | Scope.Scope> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const dir = yield* fs.makeTempDirectoryScoped()
+    const fields: Record<string, string | Array<string>> = Object.create(null)
+    const files: Record<string, Array<Multipart.PersistedFile>> = Object.create(null)
+    let written = 0
+    for (const part of parts) {
+      if (part._tag === "Field") {
+        const seen = fields[part.key]
+        fields[part.key] = seen === undefined ? part.value : [...(typeof seen === "string" ? [seen] : seen), part.value]
+      } else if (part._tag === "File" && part.name !== "") {
+        // An empty file name is an empty file input of a form: no file (as the platform reads it).
+        const file = new PersistedFilePart(part.key, part.name, part.contentType, path.join(dir, String(written++)))
+        yield* fs.writeFile(file.path, yield* part.contentEffect)
+        ;(files[part.key] ??= []).push(file)
+      }
+    }
+    return { ...fields, ...files } as Multipart.Persisted
+  }).pipe(
+    // A file that cannot be written is the server's failure: a 500, as with the platform's reader.
+    Effect.catchTags({
+      SystemError: (cause) => Effect.fail(new Multipart.MultipartError({ reason: "InternalError", cause })),
+      BadArgument: (cause) => Effect.fail(new Multipart.MultipartError({ reason: "InternalError", cause }))
+    })
+  )
+
 // ---------------------------------------------------------------------------------------------------------
 // The request handed on
 
@@ -368,8 +417,17 @@ class GuardedRequest extends Inspectable.Class implements HttpServerRequest.Http
       })
     ))
   }
-  get multipart() {
-    return Multipart.toPersisted(this.multipartStream)
+  get multipart(): Effect.Effect<
+    Multipart.Persisted,
+    Multipart.MultipartError,
+    FileSystem.FileSystem | Path.Path | Scope.Scope
+  > {
+    return Effect.suspend(() =>
+      Either.match(parseMultipart(this.body.bytes, this.headers), {
+        onLeft: (error) => Effect.fail(error),
+        onRight: persist
+      })
+    )
   }
   modify(options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]) {
     return new GuardedRequest(this.original.modify(options), this.body)
