@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { admin, call, type HttpResult } from "../support/app.ts"
 import { appFixture } from "../support/fixture.ts"
 import { colombian, externalId, registrationBody, reservationBody } from "../support/guests.ts"
+import { JPEG, PNG } from "../support/photos.ts"
 
 /**
  * Input hygiene (issue 14, item 6; design §6.2): one guard for every entrance's body, and the values nobody
@@ -126,6 +127,47 @@ describe("a body that is not what the route reads is a 4xx in the Error shape, n
     })
     expectErrorShape(json, 415, "unsupported_media_type")
     expect(json.body.error).toContain("multipart/form-data")
+  })
+
+  test("the photo upload: a file name is never a path (found by the fuzz test)", async () => {
+    const withPhotos = await admin(f.app, (c) =>
+      c.CreateProperty({
+        account_id: f.account.accountId,
+        name: "Fotos",
+        environment: "test",
+        requires_document_photos: true
+      }))
+    const stay = await call(f.app, "POST", "/api/partners/reservations", {
+      key: f.account.testKey,
+      json: reservationBody(withPhotos.property_id, { guests_count: 5 })
+    })
+    const token = (stay.body.checkin_url as string).split("/checkin/")[1]!
+    const upload = async (files: Array<[string, Uint8Array, string]>) => {
+      const guest = await call(f.app, "POST", `/api/checkin/${token}/guests`, {
+        json: { ...colombian({ numero_documento: String(Math.floor(Math.random() * 1e9)) }), motivo: "Tránsito" }
+      })
+      expect(guest.status).toBe(201)
+      const form = new FormData()
+      for (const [field, content, name] of files) form.append(field, new Blob([content as BlobPart]), name)
+      const res = await fetch(`${f.app.baseUrl}/api/checkin/${token}/guests/${guest.body.guest_id}/document`, {
+        method: "PUT",
+        body: form
+      })
+      return { status: res.status, body: await res.json(), guestId: guest.body.guest_id as string }
+    }
+    // "/" and "." named the temporary directory itself: a 500.
+    for (const name of ["/", ".", ".."]) {
+      const res = await upload([["front", JPEG, name]])
+      expect(res.status).toBe(200)
+    }
+    // Two files with one name were one temporary file: the back photo was stored as the front.
+    const same = await upload([["front", JPEG, "photo"], ["back", PNG, "photo"]])
+    expect(same.status).toBe(200)
+    const stored = await f.db.query<{ side: string; content_type: string }>(
+      "SELECT side, content_type FROM guest_documents WHERE guest_id = $1 ORDER BY side DESC",
+      [same.guestId]
+    )
+    expect(stored).toEqual([{ side: "front", content_type: "image/jpeg" }, { side: "back", content_type: "image/png" }])
   })
 
   test("no Content-Type, or text/plain, on a JSON route → 415 naming application/json; nothing created", async () => {
@@ -411,6 +453,65 @@ describe("values nobody could mean → 400 invalid_request naming the field", ()
       expectErrorShape(res, 400, "invalid_request")
       expect(fieldsOf(res)).toEqual(["url"])
     }
+  })
+})
+
+describe("the admin RPC's entrance: messages @effect/rpc mishandles", () => {
+  const rpc = (message: unknown) =>
+    call(f.app, "POST", "/rpc/admin", {
+      body: JSON.stringify(message),
+      headers: { ...JSON_TYPE, authorization: `Bearer ${f.app.adminToken}` }
+    })
+  const request = (overrides: Record<string, unknown>) => ({
+    _tag: "Request",
+    id: "1",
+    tag: "ListKeys",
+    payload: { account_id: "x" },
+    headers: [],
+    ...overrides
+  })
+
+  test("a Request without headers, or with headers that are not pairs, was a 500 → 400 naming headers", async () => {
+    const { headers: _, ...withoutHeaders } = request({})
+    for (const message of [withoutHeaders, request({ headers: { a: 1 } })]) {
+      const res = await rpc(message)
+      expectErrorShape(res, 400, "invalid_request")
+      expect(fieldsOf(res)).toEqual(["headers"])
+    }
+  })
+
+  test("a payload its schema refuses was a defect with a schema dump → 400 naming the fields", async () => {
+    const res = await rpc(request({ tag: "CreateAccount", payload: { name: 1 } }))
+    expectErrorShape(res, 400, "invalid_request")
+    expect(fieldsOf(res)).toEqual(["name", "email"])
+  })
+
+  test("an unknown tag, a bad id, a message that is not a Request, or not JSON → 400, never a defect", async () => {
+    expect(fieldsOf(await rpc(request({ tag: "DropDatabase" })))).toEqual(["tag"])
+    expect(fieldsOf(await rpc(request({ id: {} })))).toEqual(["id"])
+    expect(fieldsOf(await rpc({ _tag: "Ack", requestId: "x" }))).toEqual(["_tag"])
+    expect(fieldsOf(await rpc([request({})]))).toEqual(["body"])
+    const broken = await call(f.app, "POST", "/rpc/admin", {
+      body: "{\"_tag\":",
+      headers: { ...JSON_TYPE, authorization: `Bearer ${f.app.adminToken}` }
+    })
+    expectErrorShape(broken, 400, "invalid_json")
+  })
+
+  test("a NUL in a stored payload string was a database error (a defect) → 400 naming the field", async () => {
+    const res = await rpc(request({ tag: "CreateAccount", payload: { name: "Hotel\u0000", email: "nul@example.co" } }))
+    expectErrorShape(res, 400, "invalid_request")
+    expect(fieldsOf(res)).toEqual(["name"])
+  })
+
+  test("a well-formed call without the token is still the RPC's own unauthorized failure (the CLI reads it)", async () => {
+    const res = await call(f.app, "POST", "/rpc/admin", { body: JSON.stringify(request({})), headers: JSON_TYPE })
+    expect(res.status).toBe(200)
+    expect(res.body[0].exit.cause.error).toEqual({
+      _tag: "AdminError",
+      message: "missing or wrong admin token",
+      code: "unauthorized"
+    })
   })
 })
 
