@@ -9,7 +9,7 @@ import {
   Multipart
 } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
-import { clip, clipIssueMessage, toBody } from "../shared/errors.ts"
+import { clip, clipError, clipIssueMessage, toBody } from "../shared/errors.ts"
 import * as AccessLog from "./AccessLog.ts"
 import * as BodyGuard from "./BodyGuard.ts"
 import * as Routes from "./Routes.ts"
@@ -200,8 +200,12 @@ export const layer = (routes: ReadonlyArray<Route>) => {
       const answer = multipartRefusal(error)
       if (answer !== undefined) return Effect.succeed(answer)
     }
-    // Typed failures of the contract (our TaggedErrors) are encoded by HttpApi right after this middleware.
-    if (Option.isSome(failure)) return Effect.failCause(cause)
+    // Typed failures of the contract (our TaggedErrors) are encoded by HttpApi right after this middleware,
+    // with the input they quote clipped.
+    if (Option.isSome(failure)) {
+      const clipped = clipError(failure.value)
+      return clipped === failure.value ? Effect.failCause(cause) : Effect.fail(clipped)
+    }
     return internalError(request, cause, requestId)
   }
 

@@ -189,6 +189,43 @@ export const clip = (text: string, max: number = MAX_ECHO): string => {
   return `${text.slice(0, end)}… (${text.length} characters)`
 }
 
+const clipDetails = (value: unknown): unknown =>
+  typeof value === "string"
+    ? clip(value)
+    : Array.isArray(value)
+    ? value.map(clipDetails)
+    : typeof value === "object" && value !== null
+    ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, clipDetails(item)]))
+    : value
+
+const longestToken = (text: string): number => {
+  let longest = 0
+  for (const token of text.split(/\s+/)) longest = Math.max(longest, token.length)
+  return longest
+}
+
+const hasLongString = (value: unknown): boolean =>
+  typeof value === "string"
+    ? value.length > MAX_ECHO
+    : Array.isArray(value)
+    ? value.some(hasLongString)
+    : typeof value === "object" && value !== null && Object.values(value).some(hasLongString)
+
+/**
+ * One of our errors (`{message, details}`) as it may go on the wire: messages quote input (`no property X`,
+ * `No active webhook endpoint X`), and an id of a path or an `rnt_id` can be thousands of characters. Every
+ * word of the message and every string of `details` longer than {@link MAX_ECHO} is clipped; the message as a
+ * whole is capped as a backstop. The same error (no copy) when nothing is long: the usual case costs a scan.
+ */
+export const clipError = <E>(error: E): E => {
+  const { message, details } = error as { message?: unknown; details?: unknown }
+  if (typeof message !== "string" || typeof details !== "object" || details === null) return error
+  if (longestToken(message) <= MAX_ECHO && message.length <= 1000 && !hasLongString(details)) return error
+  const clippedMessage = clip(message.split(/(\s+)/).map((token) => clip(token)).join(""), 1000)
+  const Class = (error as { constructor: new(props: { message: string; details: unknown }) => E }).constructor
+  return new Class({ message: clippedMessage, details: clipDetails(details) })
+}
+
 const ACTUAL = ", actual "
 
 /**

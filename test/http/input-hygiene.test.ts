@@ -348,6 +348,28 @@ describe("error bodies never echo more than 200 characters of input", () => {
     expect(text.length).toBeLessThan(1_000)
   })
 
+  test("the domain's errors that quote input: an rnt_id, a webhook id in the path (the fuzz test found it)", async () => {
+    const { property_id: _, ...withoutProperty } = reservationBody(property())
+    const rnt = await call(f.app, "POST", "/api/partners/reservations", {
+      key: f.account.testKey,
+      json: { ...withoutProperty, rnt_id: "R".repeat(5_000) }
+    })
+    expectErrorShape(rnt, 404, "property_not_found")
+    expect(JSON.stringify(rnt.body).includes("R".repeat(201))).toBe(false)
+    const webhook = await call(f.app, "PATCH", `/api/partners/webhooks/${"w".repeat(3_000)}`, {
+      key: f.account.testKey,
+      json: { include_guests: true }
+    })
+    expectErrorShape(webhook, 404, "webhook_not_found")
+    expect(JSON.stringify(webhook.body).includes("w".repeat(201))).toBe(false)
+    // Short input is quoted whole.
+    const short = await call(f.app, "PATCH", "/api/partners/webhooks/not-a-uuid", {
+      key: f.account.testKey,
+      json: { include_guests: true }
+    })
+    expect(short.body.details).toEqual({ id: "not-a-uuid" })
+  })
+
   test("a long unknown path in a 404", async () => {
     const res = await call(f.app, "GET", `/api/partners/${"z".repeat(5_000)}`, { key: f.account.testKey })
     expectErrorShape(res, 404, "not_found")
