@@ -404,7 +404,13 @@ type BodyRecipe =
   | { readonly kind: "bytes"; readonly bytes: Uint8Array }
   | { readonly kind: "text"; readonly text: string }
   | { readonly kind: "nested"; readonly depth: number; readonly open: "[" | "{"; readonly closed: boolean }
-  | { readonly kind: "huge"; readonly char: string; readonly size: number; readonly where: "field" | "key" | "raw" }
+  | {
+    readonly kind: "huge"
+    readonly char: string
+    readonly size: number
+    readonly where: "field" | "key" | "raw"
+    readonly field: number
+  }
   | { readonly kind: "empty" }
   | {
     readonly kind: "multipart"
@@ -465,7 +471,8 @@ const bodyRecipe: fc.Arbitrary<BodyRecipe> = fc.oneof(
       kind: fc.constant("huge" as const),
       char: fc.constantFrom("x", "é", "\ud83d\ude00", "\"", "\\", "\u0000"),
       size: fc.constantFrom(201, 5_000, 300_000, MB + 10),
-      where: fc.constantFrom("field" as const, "key" as const, "raw" as const)
+      where: fc.constantFrom("field" as const, "key" as const, "raw" as const),
+      field: fc.nat(20)
     })
   },
   { weight: 1, arbitrary: fc.constant({ kind: "empty" as const }) },
@@ -743,7 +750,8 @@ const bodyBytes = (spec: RouteSpec, body: BodyRecipe): Uint8Array | string | und
       if (body.where === "raw") return huge
       const object = template as Record<string, unknown>
       if (body.where === "key") return JSON.stringify({ ...object, [huge]: 1 })
-      const key = Object.keys(object).find((k) => typeof object[k] === "string") ?? "external_id"
+      const strings = Object.keys(object).filter((k) => typeof object[k] === "string")
+      const key = strings.length === 0 ? "external_id" : strings[body.field % strings.length]!
       return JSON.stringify({ ...object, [key]: huge })
     }
     case "empty":
@@ -772,8 +780,8 @@ interface Built {
   readonly body: Uint8Array | string | undefined
   readonly chunked: boolean
   readonly group: Group
-  /** The characters a huge body repeats: an error body must not repeat 201 of them. */
-  readonly repeated: string | undefined
+  /** The characters a huge body or a long path segment repeats: an error body must not repeat 201 of them. */
+  readonly repeated: ReadonlyArray<string>
 }
 
 const build = (r: Recipe): Built => {
@@ -810,7 +818,10 @@ const build = (r: Recipe): Built => {
     body: hasBody ? bodyBytes(spec, r.body) : undefined,
     chunked: r.chunked,
     group: spec.group,
-    repeated: r.body.kind === "huge" && r.body.size > 200 ? r.body.char : undefined
+    repeated: [
+      ...(hasBody && r.body.kind === "huge" && r.body.size > 200 ? [r.body.char] : []),
+      ...(r.params.some((p, i) => p.kind === "long" && p.length > 200 && i < index) ? ["a"] : [])
+    ]
   }
 }
 
@@ -881,8 +892,8 @@ const adminRpcProblem = (text: string): string | undefined => {
 
 const problemOf = (o: Outcome): string | undefined => {
   if (o.status >= 500) return "a 5xx"
-  if (o.built.repeated !== undefined) {
-    const escaped = JSON.stringify(o.built.repeated).slice(1, -1)
+  for (const repeated of o.status >= 400 ? o.built.repeated : []) {
+    const escaped = JSON.stringify(repeated).slice(1, -1)
     if (o.text.includes(escaped.repeat(201))) return "the error body repeats more than 200 characters of input"
   }
   if (o.built.method === "HEAD") return undefined
