@@ -249,7 +249,9 @@ const ROUTES: ReadonlyArray<RouteSpec> = [
     body: "json",
     template: () => ({ name: "Hotel Fuzz", email: `${fresh("signup").toLowerCase()}@example.co` })
   },
-  { group: "admin", method: "POST", path: "/rpc/admin", body: "json", template: () => adminTemplate("ListKeys") }
+  { group: "admin", method: "POST", path: "/rpc/admin", body: "json", template: () => adminTemplate("ListKeys") },
+  // No such route (mostly): 404 or 405, whatever the body.
+  { group: "partner", method: "POST", path: "/api/partners/:a/:b", body: "none", fixtures: [() => "nothing", () => "here"] }
 ]
 
 /**
