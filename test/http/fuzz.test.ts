@@ -251,7 +251,13 @@ const ROUTES: ReadonlyArray<RouteSpec> = [
   },
   { group: "admin", method: "POST", path: "/rpc/admin", body: "json", template: () => adminTemplate("ListKeys") },
   // No such route (mostly): 404 or 405, whatever the body.
-  { group: "partner", method: "POST", path: "/api/partners/:a/:b", body: "none", fixtures: [() => "nothing", () => "here"] }
+  {
+    group: "partner",
+    method: "POST",
+    path: "/api/partners/:a/:b",
+    body: "none",
+    fixtures: [() => "nothing", () => "here"]
+  }
 ]
 
 /**

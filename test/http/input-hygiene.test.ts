@@ -351,7 +351,7 @@ describe("error bodies never echo more than 200 characters of input", () => {
     expect(text.length).toBeLessThan(1_000)
   })
 
-  test("errors of the domain that quote input: an rnt_id, a webhook id in the path (the fuzz test's find)", async () => {
+  test("errors of the domain that quote input: an rnt_id, a webhook id in the path (the fuzz test)", async () => {
     const { property_id: _, ...withoutProperty } = reservationBody(property())
     const rnt = await call(f.app, "POST", "/api/partners/reservations", {
       key: f.account.testKey,
@@ -529,7 +529,7 @@ describe("the admin RPC's entrance: messages @effect/rpc mishandles", () => {
     expect(fieldsOf(res)).toEqual(["name"])
   })
 
-  test("a well-formed call without the token is still the RPC's own unauthorized failure (the CLI reads it)", async () => {
+  test("a well-formed call without the token is still the RPC's own unauthorized failure (for the CLI)", async () => {
     const res = await call(f.app, "POST", "/rpc/admin", { body: JSON.stringify(request({})), headers: JSON_TYPE })
     expect(res.status).toBe(200)
     expect(res.body[0].exit.cause.error).toEqual({
