@@ -46,7 +46,6 @@ export const routesOf = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<Route>):
   return routes
 }
 
-
 /** `["guests", 1, "nacionalidad"]` → `guests[1].nacionalidad`. */
 export const fieldPath = (path: ReadonlyArray<PropertyKey>) =>
   path.reduce<string>(
