@@ -145,17 +145,21 @@ const DocsLayer = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
 
 const nonApiRoutes = [
   ...ApiDocs.routes(docs),
-  { method: "POST", path: "/rpc/admin" },
+  // The admin RPC reads a JSON body (`RpcSerialization.layerJson`): the same guard as the API's JSON routes.
+  { method: "POST", path: "/rpc/admin", body: "json" as const },
   ...CheckinPage.routes,
   ...PanelPage.routes,
   ...PanelHttp.routes
 ]
 
 /**
- * The router drops path parameters longer than 100 characters by default; an `external_id` in endpoint 8's
- * path may have 120 characters (240 UTF-16 units after decoding).
+ * The router drops path parameters longer than its `maxParamLength` (100 by default): the route then does not
+ * match, and the error middleware answered 405 for a path that exists for GET. No limit here: a parameter of
+ * any length reaches its path schema, which names it (endpoint 8's `external_id`: at most 120 characters);
+ * the request line itself is bounded by Bun's header limit. (The limit guards regex parameters, which we do
+ * not use.)
  */
-const LongPathParams = HttpRouter.setRouterConfig({ maxParamLength: 256 })
+const LongPathParams = HttpRouter.setRouterConfig({ maxParamLength: Number.MAX_SAFE_INTEGER })
 
 /**
  * The contract as `/openapi.json` and `/docs` show it: `PartnerApi` with this process's `servers`
@@ -214,7 +218,14 @@ const Workers = Layer.mergeAll(
 export const App = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
   const http = config.role === "worker" ? WorkerHttp : PartnerHttp
   const workers = config.role === "api" ? Layer.empty : Workers
-  const server = BunHttpServer.layer({ port: config.port, hostname: config.host, maxRequestBodySize: 24 * 1024 * 1024 })
+  // No cap of Bun's own: it would answer 413 with an empty body. Every body that is read is read through the
+  // error middleware's guard, which stops at the route's limit and answers in the Error shape; a body nobody
+  // reads is never buffered (Bun stops taking it once the answer is sent).
+  const server = BunHttpServer.layer({
+    port: config.port,
+    hostname: config.host,
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER
+  })
   return Layer.mergeAll(http, workers).pipe(
     Layer.provide(Services),
     Layer.provideMerge(server),

@@ -1,5 +1,4 @@
 import { RpcSerialization, RpcServer } from "@effect/rpc"
-import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { Accounts } from "../accounts/Accounts.ts"
@@ -16,6 +15,7 @@ import type {
   SandboxExists
 } from "../shared/errors.ts"
 import { isUuid } from "../shared/Uuid.ts"
+import * as AdminEnvelope from "./AdminEnvelope.ts"
 import { AdminError } from "./AdminError.ts"
 import { AdminAuth, AdminRpcs } from "./AdminRpcs.ts"
 import { AdminToken } from "./AdminToken.ts"
@@ -92,10 +92,13 @@ const HandlersLive = AdminRpcs.toLayer(Effect.gen(function*() {
   }
 }))
 
-/** The admin RPC on the same HTTP server as the partner API, at `/rpc/admin`. */
+/**
+ * The admin RPC on the same HTTP server as the partner API, at `/rpc/admin`, behind its envelope check
+ * (`AdminEnvelope`) and the router's body guard.
+ */
 export const layer = RpcServer.layer(AdminRpcs, { disableFatalDefects: true }).pipe(
   Layer.provide(HandlersLive),
   Layer.provide(AdminAuthLive),
-  Layer.provide(RpcServer.layerProtocolHttp({ path: "/rpc/admin", routerTag: HttpApiBuilder.Router })),
+  Layer.provide(AdminEnvelope.layerProtocol("/rpc/admin")),
   Layer.provide(RpcSerialization.layerJson)
 )

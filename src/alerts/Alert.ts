@@ -97,21 +97,25 @@ export const AlertView = Schema.Struct({
   resolved_at: Schema.NullOr(Schema.String)
 }).annotations({
   identifier: "PanelAlert",
-  description: "Something the account holder was told by e-mail (design §9); `resolved_at` once the cause is gone.",
-  examples: [{
-    id: "3c2b1a09-8f7e-4d6c-b5a4-930281706f5e",
-    kind: "report_blocked",
-    authority: "tra",
-    reservation_id: "5f0c7c1e-3b2a-4d9e-8f61-2a7b9c0d1e23",
-    external_id: "PMS-2026-0042",
-    endpoint_id: null,
-    endpoint_url: null,
-    message: "the property has no TRA token; configure it so the TRA report can be sent",
-    created_at: "2026-12-01T05:05:00.000Z",
-    resolved_at: null
-  }]
+  description: "Something the account holder was told by e-mail (design §9); `resolved_at` once the cause is gone."
 })
 export type AlertView = typeof AlertView.Type
 
-export const AlertList = Schema.Struct({ alerts: Schema.Array(AlertView) }).annotations({ identifier: "PanelAlertList" })
+const EXAMPLE_ALERT: AlertView = {
+  id: "3c2b1a09-8f7e-4d6c-b5a4-930281706f5e",
+  kind: "report_blocked",
+  authority: "tra",
+  reservation_id: "5f0c7c1e-3b2a-4d9e-8f61-2a7b9c0d1e23",
+  external_id: "PMS-2026-0042",
+  endpoint_id: null,
+  endpoint_url: null,
+  message: "the property has no TRA token; configure it so the TRA report can be sent",
+  created_at: "2026-12-01T05:05:00.000Z",
+  resolved_at: null
+}
+
+export const AlertList = Schema.Struct({ alerts: Schema.Array(AlertView) }).annotations({
+  identifier: "PanelAlertList",
+  examples: [{ alerts: [EXAMPLE_ALERT] }]
+})
 export type AlertList = typeof AlertList.Type

@@ -1,6 +1,7 @@
 import { Multipart } from "@effect/platform"
 import { Schema } from "effect"
 import { CheckinStatus } from "../reservations/Reservation.ts"
+import { SingleLineString } from "../shared/StoredString.ts"
 
 /** Schemas of the guest check-in JSON API (design §5). */
 
@@ -44,7 +45,7 @@ export const GuestRegistered = Schema.Struct({
 export const SIGNER_NAME_MAX = 255
 
 export const SignContract = Schema.Struct({
-  signer_name: Schema.String.pipe(
+  signer_name: SingleLineString.pipe(
     Schema.filter((value) => /\S/.test(value) && value.length <= SIGNER_NAME_MAX, {
       message: () => `must be 1 to ${SIGNER_NAME_MAX} characters`
     })

@@ -1,8 +1,15 @@
 import { Context, Schema } from "effect"
 import { Property } from "../properties/Property.ts"
-import { Email, IsoDate, Limits as ReservationLimits, RegistrationStatus, Status } from "../reservations/Reservation.ts"
+import {
+  Email,
+  IsoDate,
+  Limits as ReservationLimits,
+  RegistrationStatus,
+  Status,
+  StayDate
+} from "../reservations/Reservation.ts"
 import { Environment } from "../shared/Environment.ts"
-import { StoredString } from "../shared/StoredString.ts"
+import { SingleLineString, StoredString } from "../shared/StoredString.ts"
 import { Delivery, DeliveryStatus, IntFromQuery, Limits as WebhookLimits, WebhookEndpoint } from "../webhooks/Webhook.ts"
 
 /**
@@ -64,7 +71,7 @@ export const Code = Schema.String.pipe(
   })
 )
 
-const Name = StoredString.pipe(
+const Name = SingleLineString.pipe(
   Schema.filter((value) => value.trim().length > 0 || "must not be blank"),
   Schema.maxLength(Limits.name, { message: () => `must be at most ${Limits.name} characters` })
 )
@@ -223,7 +230,7 @@ export const SandboxCreated = Schema.Struct({
 // Properties and their authority settings (write-only secrets)
 
 const Setting = (max: number) =>
-  StoredString.pipe(
+  SingleLineString.pipe(
     Schema.filter((value) => value.trim().length > 0 || "must not be blank; send null to clear it"),
     Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
   )
@@ -368,8 +375,8 @@ export const WebhookIdPath = Schema.Struct({
 export const ReservationsQuery = Schema.Struct({
   environment: environmentParam,
   status: optionalParam(Status, "Only reservations in this status.", "failed"),
-  from: optionalParam(IsoDate, "Arrivals on or after this date.", "2026-12-01"),
-  to: optionalParam(IsoDate, "Arrivals on or before this date.", "2026-12-31"),
+  from: optionalParam(StayDate, "Arrivals on or after this date.", "2026-12-01"),
+  to: optionalParam(StayDate, "Arrivals on or before this date.", "2026-12-31"),
   q: optionalParam(
     StoredString.pipe(Schema.maxLength(Limits.search, { message: () => `must be at most ${Limits.search} characters` })),
     "Part of an external_id.",

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { StoredString } from "../shared/StoredString.ts"
+import { SingleLineString, singleLine, StoredString } from "../shared/StoredString.ts"
 import { isCountryCode } from "./countries.ts"
 
 /**
@@ -26,7 +26,13 @@ export const Limits = {
   /** Not in the spec: the PostgreSQL `integer` maximum, so a count can never overflow a column (a 500). */
   count: 2_147_483_647,
   /** Not in the spec: RFC 5321's practical limit for an address. */
-  email: 254
+  email: 254,
+  /** Not in the spec: stay dates no one could mean (design §6.2) — years outside 2000–2100. */
+  stayYears: { from: 2000, to: 2100 },
+  /** Not in the spec: the earliest birth year anyone alive could have. */
+  birthYearFrom: 1900,
+  /** Not in the spec: the largest `total_amount` (a trillion; 1e308 is no amount). */
+  amount: 1e12
 } as const
 
 // ---------------------------------------------------------------------------------------------------------
@@ -57,6 +63,9 @@ const notBlank = (self: Schema.Schema<string>) =>
 /** A required text: at least one non-space character; optionally at most `max` characters. */
 const Text = (max?: number): Schema.Schema<string> =>
   max === undefined ? StoredString.pipe(notBlank) : StoredString.pipe(notBlank, maxChars(max))
+
+/** A required name (a person's, a city, a label): {@link Text} on one line, no control characters. */
+const Name = (max?: number): Schema.Schema<string> => singleLine(Text(max))
 
 /** An optional free text: may be empty, at most `max` characters. */
 const BoundedText = (max: number): Schema.Schema<string> => StoredString.pipe(maxChars(max))
@@ -94,6 +103,26 @@ export const IsoDate = Schema.String.pipe(
   })
 )
 
+const { from: FIRST_STAY_YEAR, to: LAST_STAY_YEAR } = Limits.stayYears
+
+/**
+ * A date of a stay (check-in, check-out, an arrival filter): a calendar date in the years 2000–2100. A stay in
+ * 1900 or 9999 is a typo or a placeholder, never a booking (design §6.2).
+ */
+export const StayDate = IsoDate.pipe(
+  Schema.filter((value) => {
+    const year = Number(value.slice(0, 4))
+    return year >= FIRST_STAY_YEAR && year <= LAST_STAY_YEAR
+  }, { message: () => `must be between ${FIRST_STAY_YEAR}-01-01 and ${LAST_STAY_YEAR}-12-31` })
+)
+
+/** A birth date: a calendar date from 1900 on (that it is not in the future needs the clock: the service). */
+export const BirthDate = IsoDate.pipe(
+  Schema.filter((value) => Number(value.slice(0, 4)) >= Limits.birthYearFrom, {
+    message: () => `must be ${Limits.birthYearFrom}-01-01 or later`
+  })
+)
+
 /** A date-time in responses (ISO 8601, UTC). Output only: not validated. */
 const DateTimeString = Schema.String.annotations({ jsonSchema: { type: "string", format: "date-time" } })
 
@@ -114,7 +143,7 @@ export const Email = Schema.String.pipe(
 const URI_SHAPE = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/
 
 /** An absolute URI (a scheme, no spaces, parseable by WHATWG URL). Where it may point is checked on fetch. */
-export const Uri = StoredString.pipe(
+export const Uri = SingleLineString.pipe(
   Schema.filter((value: string) => URI_SHAPE.test(value) && URL.canParse(value), {
     message: () => "must be an absolute URI",
     jsonSchema: { format: "uri" }
@@ -139,9 +168,14 @@ const Count = (min: number, max: number = Limits.count) =>
     Schema.filter((n: number) => n <= max, { message: () => `must be at most ${max}`, jsonSchema: { maximum: max } })
   )
 
-const Amount = Schema.Number.pipe(
+/** A money amount: 0 to a trillion (design §6.2; in pesos or dollars, nothing larger is a stay's price). */
+export const Amount = Schema.Number.pipe(
   Schema.filter((n: number) => Number.isFinite(n), { message: () => "must be a finite number" }),
-  Schema.filter((n: number) => n >= 0, { message: () => "must be at least 0", jsonSchema: { minimum: 0 } })
+  Schema.filter((n: number) => n >= 0, { message: () => "must be at least 0", jsonSchema: { minimum: 0 } }),
+  Schema.filter((n: number) => n <= Limits.amount, {
+    message: () => `must be at most ${Limits.amount}`,
+    jsonSchema: { maximum: Limits.amount }
+  })
 )
 
 const utf8 = new TextEncoder()
@@ -362,9 +396,9 @@ const StayFields = {
   source: optional(BoundedText(Limits.source)),
   ...PropertyReferenceFields,
   room_number: optional(BoundedText(Limits.roomNumber)),
-  check_in: IsoDate,
-  check_out: IsoDate,
-  guest_name: Text(Limits.guestName),
+  check_in: StayDate,
+  check_out: StayDate,
+  guest_name: Name(Limits.guestName),
   guests_count: Count(1),
   expected_guests: optional(Count(1)),
   total_amount: optional(Amount),
@@ -410,10 +444,10 @@ export const UpdateReservation = withRules(
   "UpdateReservation",
   Schema.Struct({
     external_id: ExternalId,
-    check_in: optional(IsoDate),
-    check_out: optional(IsoDate),
+    check_in: optional(StayDate),
+    check_out: optional(StayDate),
     guests_count: optional(Count(1, Limits.guestsCountOnModify)),
-    guest_name: optional(Text(Limits.guestName)),
+    guest_name: optional(Name(Limits.guestName)),
     guest_email: optional(Schema.NullOr(Email)),
     guest_phone: optional(Schema.NullOr(BoundedText(Limits.guestPhone))),
     notes: optional(Schema.NullOr(BoundedText(Limits.notes))),
@@ -444,14 +478,14 @@ const GuestFields = {
     numero_documento: Schema.String.pipe(
       Schema.pattern(DOCUMENT_NUMBER, { message: () => "must be letters and digits only (^[a-zA-Z0-9]+$)" })
     ),
-    nombre: Text(),
-    apellido: Text(),
+    nombre: Name(),
+    apellido: Name(),
     nacionalidad: CountryCode,
-    fecha_nacimiento: optional(IsoDate),
+    fecha_nacimiento: optional(BirthDate),
     pais_procedencia: CountryCode,
-    ciudad_procedencia: Text(),
+    ciudad_procedencia: Name(),
     pais_residencia: CountryCode,
-    ciudad_residencia: Text(),
+    ciudad_residencia: Name(),
     email: optional(Email),
     phone: optional(StoredString),
     address: optional(StoredString),
@@ -481,7 +515,7 @@ export const SubmitRegistration = withRules(
   Schema.Struct({
     ...StayFields,
     motivo: Motivo,
-    tipo_acomodacion: Text(),
+    tipo_acomodacion: Name(),
     guests: Schema.Array(GuestInput).pipe(
       Schema.minItems(1, { message: () => "must hold at least 1 guest" }),
       Schema.maxItems(Limits.guestsPerSubmission, {

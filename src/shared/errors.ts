@@ -3,11 +3,12 @@ import { Schema } from "effect"
 
 /**
  * Every expected failure of the partner API: one `Schema.TaggedError` per stable error code of the spec's
- * error table (plus `not_found` / `method_not_allowed`, design §6.2). Handlers fail with the class
- * (`yield* new PropertyNotFound({ message })`); on the wire each becomes exactly `{error, code, details}`
- * through its `Body` schema, which is what the `HttpApi` contract declares. The few failures that only operator
- * services raise (`AccountNotFound`, `KeyNotFound`, `KeyLimitReached`) live here too, so that services depend on
- * this module alone and each entrance (partner API, admin RPC) maps them to its own answer.
+ * error table (plus `not_found` / `method_not_allowed` / `unsupported_media_type`, design §6.2). Handlers fail
+ * with the class (`yield* new PropertyNotFound({ message })`); on the wire each becomes exactly
+ * `{error, code, details}` through its `Body` schema, which is what the `HttpApi` contract declares. The few
+ * failures that only operator services raise (`AccountNotFound`, `KeyNotFound`, `KeyLimitReached`) live here
+ * too, so that services depend on this module alone and each entrance (partner API, admin RPC) maps them to its
+ * own answer.
  */
 
 export const Details = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -118,6 +119,8 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
 export class TrmUnavailable extends Schema.TaggedError<TrmUnavailable>()("TrmUnavailable", fields) {}
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", fields) {}
 export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", fields) {}
+/** A body route sent another content type than it reads (`application/json`, or the photo upload's multipart). */
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", fields) {}
 
 // Failures of the operator services (accounts, keys). The partner API never answers with them, so they stay out of
 // `allErrorBodies`, which is the spec's table; the admin RPC maps them to its own `AdminError` codes.
@@ -169,6 +172,11 @@ export const InternalErrorBody = wire(InternalError, "internal_error", 500)
 export const TrmUnavailableBody = wire(TrmUnavailable, "trm_unavailable", 503)
 export const NotFoundBody = wire(NotFound, "not_found", 404)
 export const MethodNotAllowedBody = wire(MethodNotAllowed, "method_not_allowed", 405)
+/**
+ * design §6.2's third framework code, answered by the error middleware's body guard. Not in `allErrorBodies`
+ * (the spec's table, pinned by its test) and not declared on the endpoints: every body route can answer it.
+ */
+export const UnsupportedMediaTypeBody = wire(UnsupportedMediaType, "unsupported_media_type", 415)
 /** Operator failures, encoded like the rest should one ever leave through HTTP; not part of the spec's table. */
 export const AccountNotFoundBody = wire(AccountNotFound, "account_not_found", 404)
 export const KeyNotFoundBody = wire(KeyNotFound, "key_not_found", 404)
@@ -213,3 +221,66 @@ export const allErrorBodies = [
 
 /** Renders an error instance as the spec's Error body, for the few responses built outside `HttpApi`. */
 export const toBody = (code: string, message: string, details: Details = {}) => ({ error: message, code, details })
+
+/** The most characters of a client's input that an error body repeats (a path, a value, a key; design §6.2). */
+export const MAX_ECHO = 200
+
+/**
+ * At most {@link MAX_ECHO} characters of `text` (never half of a surrogate pair), marked when cut: the one
+ * rule for repeating a client's input in an error body, whichever entrance builds it.
+ */
+export const clip = (text: string, max: number = MAX_ECHO): string => {
+  if (text.length <= max) return text
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max
+  return `${text.slice(0, end)}… (${text.length} characters)`
+}
+
+const clipDetails = (value: unknown): unknown =>
+  typeof value === "string"
+    ? clip(value)
+    : Array.isArray(value)
+    ? value.map(clipDetails)
+    : typeof value === "object" && value !== null
+    ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, clipDetails(item)]))
+    : value
+
+const longestToken = (text: string): number => {
+  let longest = 0
+  for (const token of text.split(/\s+/)) longest = Math.max(longest, token.length)
+  return longest
+}
+
+const hasLongString = (value: unknown): boolean =>
+  typeof value === "string"
+    ? value.length > MAX_ECHO
+    : Array.isArray(value)
+    ? value.some(hasLongString)
+    : typeof value === "object" && value !== null && Object.values(value).some(hasLongString)
+
+/**
+ * One of our errors (`{message, details}`) as it may go on the wire: messages quote input (`no property X`,
+ * `No active webhook endpoint X`), and an id of a path or an `rnt_id` can be thousands of characters. Every
+ * word of the message and every string of `details` longer than {@link MAX_ECHO} is clipped; the message as a
+ * whole is capped as a backstop. The same error (no copy) when nothing is long: the usual case costs a scan.
+ */
+export const clipError = <E>(error: E): E => {
+  const { message, details } = error as { message?: unknown; details?: unknown }
+  if (typeof message !== "string" || typeof details !== "object" || details === null) return error
+  if (longestToken(message) <= MAX_ECHO && message.length <= 1000 && !hasLongString(details)) return error
+  const clippedMessage = clip(message.split(/(\s+)/).map((token) => clip(token)).join(""), 1000)
+  const Class = (error as { constructor: new(props: { message: string; details: unknown }) => E }).constructor
+  return new Class({ message: clippedMessage, details: clipDetails(details) })
+}
+
+const ACTUAL = ", actual "
+
+/**
+ * A schema issue's message with the input it quotes clipped: effect's messages end in `, actual <the
+ * value>`, which can be a whole body. Our own messages quote nothing longer than a date; the overall cap is a
+ * backstop.
+ */
+export const clipIssueMessage = (message: string): string => {
+  const at = message.indexOf(ACTUAL)
+  const clipped = at === -1 ? message : message.slice(0, at + ACTUAL.length) + clip(message.slice(at + ACTUAL.length))
+  return clip(clipped, 1000)
+}

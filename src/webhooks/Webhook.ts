@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { LifecycleEvent } from "../reservations/Lifecycle.ts"
-import { StoredString } from "../shared/StoredString.ts"
+import { SingleLineString, StoredString } from "../shared/StoredString.ts"
 
 /**
  * Schemas of endpoints 9–16 (spec "Resources": WebhookEndpoint, Delivery; "Events": EventType) and design
@@ -64,7 +64,7 @@ const EXAMPLE_DELIVERY = {
  * Where deliveries go. Only its shape is checked here; whether it is a public HTTPS address is the URL
  * policy's decision (`invalid_webhook_url`, design §7), made by the service.
  */
-const WebhookUrl = StoredString.pipe(
+const WebhookUrl = SingleLineString.pipe(
   Schema.filter((value) => value.length > 0 && value.length <= Limits.url, {
     message: () => `must be a URL of at most ${Limits.url} characters`,
     jsonSchema: { format: "uri", maxLength: Limits.url }
