@@ -11,7 +11,7 @@
  * |                | no services, no I/O            | reservations/{Reservation,Lifecycle,ReservationRow,      |
  * |                |                                |   Views,CheckinToken,countries,Transitions}.ts,          |
  * |                |                                | compliance/{Outcomes,Tra,Sire,Simulated,Settlement,      |
- * |                |                                |   ReferenceData}.ts,                                     |
+ * |                |                                |   ReferenceData,ReferenceTables}.ts,                     |
  * |                |                                | compliance/reference/**,                                 |
  * |                |                                | webhooks/{Webhook,Event,Signature,RetryPolicy}.ts,       |
  * |                |                                | properties/Property.ts, auth/{ApiKey,CurrentKey}.ts,     |
@@ -47,7 +47,7 @@ const anyOf = (...patterns) => `^(${patterns.join("|")})`
 const DOMAIN = anyOf(
   "src/shared/",
   "src/reservations/(Reservation|Lifecycle|ReservationRow|Views|CheckinToken|countries|Transitions)\\.ts$",
-  "src/compliance/(Outcomes|Tra|Sire|Simulated|Settlement|ReferenceData)\\.ts$",
+  "src/compliance/(Outcomes|Tra|Sire|Simulated|Settlement|ReferenceData|ReferenceTables)\\.ts$",
   "src/compliance/reference/",
   "src/webhooks/(Webhook|Event|Signature|RetryPolicy)\\.ts$",
   "src/properties/Property\\.ts$",

@@ -9,6 +9,7 @@ import m0007 from "./0007_mail.ts"
 import m0008 from "./0008_panel.ts"
 import m0009 from "./0009_event_order.ts"
 import m0010 from "./0010_report_safety.ts"
+import m0011 from "./0011_reference_overrides.ts"
 import m0015 from "./0015_alerts.ts"
 
 /** Static imports keep migrations bundle-safe and free of file-system scans (design §3). Append only. */
@@ -23,5 +24,6 @@ export const loader = Migrator.fromRecord({
   "0008_panel": m0008,
   "0009_event_order": m0009,
   "0010_report_safety": m0010,
+  "0011_reference_overrides": m0011,
   "0015_alerts": m0015
 })

@@ -21,7 +21,7 @@ import { PropertiesLive } from "./properties/Http.ts"
 import { CheckinLive } from "./checkin/Http.ts"
 import * as CheckinPage from "./checkin/Page.ts"
 import { GuestCheckin } from "./checkin/GuestCheckin.ts"
-import { Reference } from "./compliance/Reference.ts"
+import { ReferenceStore } from "./compliance/ReferenceStore.ts"
 import * as ReportRunsModule from "./compliance/ReportRuns.ts"
 import { SireGateway } from "./compliance/SireGateway.ts"
 import * as SireGatewayModule from "./compliance/SireGateway.ts"
@@ -88,8 +88,9 @@ const AuthorityClients = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
   )
 )).pipe(Layer.provide(FetchHttpClient.layer))
 
+// The reference tables come from ReferenceStore at the start of each run (bundled data and operators' overrides).
 const ReportRunsLayer = ReportRunsModule.ReportRuns.Default.pipe(
-  Layer.provide([AuthorityClients, Reference.default, Outbox.Default, ReservationsLayer])
+  Layer.provide([AuthorityClients, Outbox.Default, ReservationsLayer])
 )
 
 // One SafeHttp shared by the API (URL checks, test pings) and the loops.
@@ -128,6 +129,7 @@ const Services = Layer.mergeAll(
   DeliveriesLayer,
   OutboundLayer,
   ReportRunsLayer,
+  ReferenceStore.Default,
   MailQueueModule.MailQueue.Default,
   GuestCheckin.Default.pipe(Layer.provide([ReservationsLayer, Outbox.Default, DocumentStore.filesystem]))
 )

@@ -3,7 +3,9 @@ import { bundledFiles, make, type ReferenceData, type ReferenceFiles, type Refer
 
 /**
  * The reference tables as a service (`ReferenceData.ts` holds the tables, their schemas and the pure lookups):
- * what the report runs map guest data with.
+ * what the report runs map guest data with. A report run provides it for its own length, built at its start
+ * from the bundled files and the operators' overrides stored at that moment (`ReferenceStore.effective`), so
+ * TRA and SIRE stages read it per call, never once at start.
  */
 export * from "./ReferenceData.ts"
 

@@ -6,6 +6,8 @@ import { todayInBogota } from "../shared/Calendar.ts"
 import * as Failpoints from "../shared/Failpoints.ts"
 import { type DueReservation, DueReports } from "./DueReports.ts"
 import type { Hold } from "./Outcomes.ts"
+import { Reference } from "./Reference.ts"
+import { ReferenceStore } from "./ReferenceStore.ts"
 import { holdKey, type PendingLine, SireReporting } from "./SireReporting.ts"
 import { type Movement, SireRecords } from "./SireRecords.ts"
 import { type TraCounts, TraReporting } from "./TraReporting.ts"
@@ -35,12 +37,19 @@ export interface RunSummary {
  * change, in the same transaction. Authority calls happen outside any transaction.
  */
 export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportRuns", {
-  dependencies: [DueReports.Default, TraReporting.Default, SireReporting.Default, SireRecords.Default],
+  dependencies: [
+    DueReports.Default,
+    TraReporting.Default,
+    SireReporting.Default,
+    SireRecords.Default,
+    ReferenceStore.Default
+  ],
   effect: Effect.gen(function*() {
     const due = yield* DueReports
     const tra = yield* TraReporting
     const sire = yield* SireReporting
     const records = yield* SireRecords
+    const referenceStore = yield* ReferenceStore
     const reservations = yield* Reservations
     const config = yield* AppConfig
     const failpoint = Failpoints.make(config.failpoints)
@@ -59,6 +68,9 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
           into.accepted += counts.accepted
           into.rejected += counts.rejected
         }
+        // The reference tables with the operators' corrections as stored now (`cli reference set`): read at the
+        // start of every run, so a correction made on any instance is in effect at the next run, no restart.
+        const reference = yield* referenceStore.effective
         // Gateway uploads a stopped run left in flight: their movements go out again as possible duplicates.
         yield* sire.recoverLostFiles(DateTime.toDateUtc(yield* DateTime.now))
         const claimed: Array<string> = []
@@ -137,7 +149,7 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
           yield* reservations.applyAll(Arr.getSomes(settlements))
           yield* due.release(claimed)
           return summary satisfies RunSummary
-        }))
+        }).pipe(Effect.provideService(Reference, reference)))
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ReportRuns.run"))
 
     // ---------------------------------------------------------------------------------------- manual SIRE

@@ -64,7 +64,6 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
   dependencies: [SireRecords.Default],
   effect: Effect.gen(function*() {
     const gateway = yield* SireGateway
-    const reference = yield* Reference
     const records = yield* SireRecords
     const reservations = yield* Reservations
     const config = yield* AppConfig
@@ -101,6 +100,8 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
             yield* records.moveExits(row.id, date, at)
             return yield* records.ensurePending(row.id, "S", sent.map((entry) => entry.guest_id), date, at)
           })
+        // The run's tables, with the operators' corrections as stored when it started (ReportRuns).
+        const reference = yield* Reference
         const guestsById = new Map(due.guests.map((guest) => [guest.id, guest]))
         const pending = found.flatMap((found) => {
           const guest = guestsById.get(found.guest_id)

@@ -116,7 +116,6 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
   dependencies: [TraSubmissions.Default],
   effect: Effect.gen(function*() {
     const tra = yield* TraClient
-    const reference = yield* Reference
     const submissions = yield* TraSubmissions
     const reservations = yield* Reservations
     const failpoint = Failpoints.make((yield* AppConfig).failpoints)
@@ -168,7 +167,8 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
         if (token === null) return { hold: hold(Lifecycle.Warnings.traTokenMissing), ...none }
         // The TRA identifies the establishment by its RNT (domain notes §1.3); without it every post is refused.
         if (due.property.rnt_id === null || due.property.rnt_id.trim() === "") return { hold: hold(Warnings.rntMissing), ...none }
-        const inputs = traInputs(reference, due, period)
+        // The run's tables, with the operators' corrections as stored when it started (ReportRuns).
+        const inputs = traInputs(yield* Reference, due, period)
         if (Either.isLeft(inputs)) return { hold: hold(inputs.left), ...none }
 
         const ensured = yield* submissions.ensureRound({

@@ -4,6 +4,8 @@ import { DateTime, Effect, Schema } from "effect"
 /**
  * The account's audit log (design §8): sign-ins, keys created and revoked, the test environment, settings and
  * members changed — who, what, on what, from where. Written in the transaction of the change it records.
+ * Operators' changes to the whole deployment (`cli reference set|unset`) are written here too, with no account:
+ * no account's panel lists them.
  */
 
 export type AuditAction =
@@ -17,14 +19,19 @@ export type AuditAction =
   | "property.settings_changed"
   | "member.added"
   | "member.removed"
+  | "reference.set"
+  | "reference.unset"
 
 export interface AuditRecord {
-  readonly accountId: string
+  /** Null: a change to the whole deployment, made by an operator. */
+  readonly accountId: string | null
   readonly actor: string
   readonly action: AuditAction
   /** What it was done to: a key id and prefix, a property id and the settings' names (never their values)… */
   readonly target?: string | null
   readonly ip: string | null
+  /** What changed, as data (a reference override's table, key, old and new value). */
+  readonly details?: Readonly<Record<string, unknown>>
 }
 
 const EntryRow = Schema.Struct({
@@ -51,9 +58,12 @@ export class Audit extends Effect.Service<Audit>()("panel/Audit", {
     const record = (entry: AuditRecord) =>
       Effect.flatMap(DateTime.now, (now) =>
         sql`
-          INSERT INTO audit_log (account_id, at, actor_email, action, target, ip)
+          INSERT INTO audit_log (account_id, at, actor_email, action, target, ip, details)
           VALUES (${entry.accountId}, ${DateTime.toDateUtc(now)}, ${entry.actor}, ${entry.action}, ${entry.target ?? null},
-            ${entry.ip})`).pipe(Effect.asVoid, Effect.orDie)
+            ${entry.ip}, ${entry.details === undefined ? null : JSON.stringify(entry.details)}::jsonb)`).pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
 
     /** The newest `limit` entries first. */
     const list = (accountId: string, limit: number) =>

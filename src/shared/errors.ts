@@ -6,7 +6,7 @@ import { Schema } from "effect"
  * error table (plus `not_found` / `method_not_allowed` / `unsupported_media_type`, design §6.2). Handlers fail
  * with the class (`yield* new PropertyNotFound({ message })`); on the wire each becomes exactly
  * `{error, code, details}` through its `Body` schema, which is what the `HttpApi` contract declares. The few
- * failures that only operator services raise (`AccountNotFound`, `KeyNotFound`, `KeyLimitReached`) live here
+ * failures that only operator services raise (`AccountNotFound`, `KeyNotFound`, `OverrideNotFound`…) live here
  * too, so that services depend on this module alone and each entrance (partner API, admin RPC) maps them to its
  * own answer.
  */
@@ -122,14 +122,17 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("Me
 /** A body route sent another content type than it reads (`application/json`, or the photo upload's multipart). */
 export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", fields) {}
 
-// Failures of the operator services (accounts, keys). The partner API never answers with them, so they stay out of
-// `allErrorBodies`, which is the spec's table; the admin RPC maps them to its own `AdminError` codes.
+// Failures of the operator services (accounts, keys, reports, reference data). The partner API never answers with
+// them, so they stay out of `allErrorBodies`, which is the spec's table; the admin RPC maps them to its own
+// `AdminError` codes.
 /** No account has the given id. */
 export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("AccountNotFound", fields) {}
 /** No API key has the given id. */
 export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound", fields) {}
 /** The account already has the most active keys allowed in that environment. */
 export class KeyLimitReached extends Schema.TaggedError<KeyLimitReached>()("KeyLimitReached", fields) {}
+/** `cli reference unset` of a key that has no override. */
+export class OverrideNotFound extends Schema.TaggedError<OverrideNotFound>()("OverrideNotFound", fields) {}
 
 // The account panel's own failures (design §8), beyond the spec's table.
 /** A state-changing panel request without a same-origin `Origin` or the session's `X-Panel-CSRF`. */
@@ -181,6 +184,7 @@ export const UnsupportedMediaTypeBody = wire(UnsupportedMediaType, "unsupported_
 export const AccountNotFoundBody = wire(AccountNotFound, "account_not_found", 404)
 export const KeyNotFoundBody = wire(KeyNotFound, "key_not_found", 404)
 export const KeyLimitReachedBody = wire(KeyLimitReached, "key_limit_reached", 409)
+export const OverrideNotFoundBody = wire(OverrideNotFound, "override_not_found", 404)
 /** The account panel's codes (design §8; docs/panel.md). */
 export const CsrfRejectedBody = wire(CsrfRejected, "csrf_rejected", 403)
 export const InvalidCodeBody = wire(InvalidCode, "invalid_code", 401)

@@ -375,6 +375,7 @@ describe("migrate", () => {
             "0008_panel",
             "0009_event_order",
             "0010_report_safety",
+            "0011_reference_overrides",
             "0015_alerts"
           ]
         }
@@ -396,6 +397,7 @@ describe("migrate", () => {
         "panel_codes",
         "panel_sessions",
         "properties",
+        "reference_overrides",
         "reservations",
         "schema_migrations",
         "sire_files",
@@ -418,6 +420,7 @@ describe("migrate", () => {
         { migration_id: 8, name: "panel" },
         { migration_id: 9, name: "event_order" },
         { migration_id: 10, name: "report_safety" },
+        { migration_id: 11, name: "reference_overrides" },
         { migration_id: 15, name: "alerts" }
       ])
     } finally {

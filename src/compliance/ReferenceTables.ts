@@ -1,0 +1,144 @@
+import { Either, ParseResult, Schema } from "effect"
+import { COUNTRY_CODES } from "../reservations/countries.ts"
+import { DocumentType, Motivo } from "../reservations/Reservation.ts"
+import { type ReferenceData, type ReferenceOverrides, SireCode } from "./ReferenceData.ts"
+
+/**
+ * The reference tables as an operator sees them (design §6.10, §9: `cli reference list|set|unset`): four tables
+ * with stable names, each a map from a value the partner API accepts to what an authority is sent. They are
+ * views of the bundled files (`ReferenceData.ts`, `reference/*.json`): an operator's corrections become
+ * `ReferenceOverrides` and are checked by the files' own schemas when the tables are built (`build`), so a
+ * value the bundled data could not hold is refused.
+ *
+ * - `sire-countries`: ISO 3166-1 alpha-2 → SIRE country code (countries.json).
+ * - `sire-documents`: spec `tipo_documento` → SIRE document code (documents.json `sire`; none for Colombian
+ *   documents, whose holders never go to SIRE).
+ * - `tra-documents`: spec `tipo_documento` → TRA `tipo_identificacion` label (documents.json `tra`).
+ * - `tra-motivos`: spec `motivo` → TRA wording (motivos.json).
+ *
+ * There is no cities table: the TRA takes the guest's city as written and SIRE's city column is the property's
+ * own DIVIPOLA code (`--sire-city-code`), so no city is ever mapped.
+ */
+
+export const TableName = Schema.Literal("sire-countries", "sire-documents", "tra-documents", "tra-motivos")
+export type TableName = typeof TableName.Type
+
+export interface Table {
+  readonly name: TableName
+  /** What a key maps to, for help and listings. */
+  readonly description: string
+  /** Every key the table has, in a stable order: the values the partner API accepts. */
+  readonly keys: ReadonlyArray<string>
+  readonly key: Schema.Schema<string>
+  readonly value: Schema.Schema<string>
+  /**
+   * A key may have no value. True where the bundled data itself has gaps (a country with no trustworthy code;
+   * the Colombian documents' SIRE code): withdrawing a wrong code there makes its reports wait with a warning
+   * instead of misreporting. The TRA tables need a value for every key (the files' schemas say so).
+   */
+  readonly gaps: boolean
+  /** The value in `data`, or null when the table has none. */
+  readonly lookup: (data: ReferenceData, key: string) => string | null
+}
+
+const member = (keys: ReadonlyArray<string>, rule: string) =>
+  Schema.String.pipe(Schema.filter((key) => keys.includes(key), { message: () => rule }))
+
+const oneOf = (keys: ReadonlyArray<string>) => `must be one of: ${keys.join(", ")}`
+
+/** A TRA label or wording: the files' non-empty text, without the stray spaces a typed value can carry. */
+const Wording = Schema.String.pipe(
+  Schema.filter((text) => text.length > 0 && text.trim() === text, {
+    message: () => "must be non-empty text that neither starts nor ends with a space"
+  })
+)
+
+const orNull = (value: string | undefined) => value ?? null
+
+export const tables: { readonly [Name in TableName]: Table & { readonly name: Name } } = {
+  "sire-countries": {
+    name: "sire-countries",
+    description: "ISO 3166-1 alpha-2 country of nacionalidad, pais_procedencia or pais_residencia → SIRE country code",
+    keys: COUNTRY_CODES,
+    key: member(COUNTRY_CODES, "must be an assigned ISO 3166-1 alpha-2 country code in capitals, such as RU"),
+    value: SireCode,
+    gaps: true,
+    lookup: (data, key) => orNull(data.sireCountry(key))
+  },
+  "sire-documents": {
+    name: "sire-documents",
+    description: "tipo_documento → SIRE document code; none for Colombian documents",
+    keys: DocumentType.literals,
+    key: member(DocumentType.literals, oneOf(DocumentType.literals)),
+    value: SireCode,
+    gaps: true,
+    lookup: (data, key) => orNull(data.sireDocument(key))
+  },
+  "tra-documents": {
+    name: "tra-documents",
+    description: "tipo_documento → TRA tipo_identificacion label",
+    keys: DocumentType.literals,
+    key: member(DocumentType.literals, oneOf(DocumentType.literals)),
+    value: Wording,
+    gaps: false,
+    lookup: (data, key) => orNull(data.traDocument(key))
+  },
+  "tra-motivos": {
+    name: "tra-motivos",
+    description: "motivo → TRA motivo wording",
+    keys: Motivo.literals,
+    key: member(Motivo.literals, oneOf(Motivo.literals)),
+    value: Wording,
+    gaps: false,
+    lookup: (data, key) => orNull(data.traMotivo(key))
+  }
+}
+
+export const tableNames: ReadonlyArray<TableName> = TableName.literals
+
+/** What a key or value of `table` was refused for: the schema's own message. */
+export const check = (schema: Schema.Schema<string>, input: string): Either.Either<string, string> =>
+  Either.mapLeft(
+    Schema.decodeUnknownEither(schema)(input),
+    (error) => ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => issue.message).join("; ")
+  )
+
+/** One stored correction: `value` null withdraws the bundled value (only where the table has gaps). */
+export interface Override {
+  readonly table: TableName
+  readonly key: string
+  readonly value: string | null
+}
+
+/**
+ * The corrections as `ReferenceOverrides` for `build`. A SIRE and a TRA correction of the same document merge
+ * into one entry (documents.json keeps both codes of a document together).
+ */
+export const toOverrides = (overrides: ReadonlyArray<Override>): ReferenceOverrides => {
+  const countries: Record<string, string | null> = {}
+  const documents: Record<string, { tra?: string; sire?: string | null }> = {}
+  const motivos: Record<string, string | null> = {}
+  for (const { table, key, value } of overrides) {
+    switch (table) {
+      case "sire-countries":
+        countries[key] = value
+        break
+      case "sire-documents":
+        documents[key] = { ...documents[key], sire: value }
+        break
+      case "tra-documents":
+        // A TRA label cannot be withdrawn (gaps: false); a stored null would have been refused when set.
+        if (value !== null) documents[key] = { ...documents[key], tra: value }
+        break
+      case "tra-motivos":
+        motivos[key] = value
+        break
+    }
+  }
+  const some = (record: object) => Object.keys(record).length > 0
+  return {
+    ...(some(countries) ? { countries } : {}),
+    ...(some(documents) ? { documents } : {}),
+    ...(some(motivos) ? { motivos } : {})
+  }
+}
