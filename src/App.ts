@@ -22,6 +22,7 @@ import { CheckinLive } from "./checkin/Http.ts"
 import * as CheckinPage from "./checkin/Page.ts"
 import { GuestCheckin } from "./checkin/GuestCheckin.ts"
 import { ReferenceStore } from "./compliance/ReferenceStore.ts"
+import { ReportOps } from "./compliance/ReportOps.ts"
 import * as ReportRunsModule from "./compliance/ReportRuns.ts"
 import { SireGateway } from "./compliance/SireGateway.ts"
 import * as SireGatewayModule from "./compliance/SireGateway.ts"
@@ -130,6 +131,7 @@ const Services = Layer.mergeAll(
   OutboundLayer,
   ReportRunsLayer,
   ReferenceStore.Default,
+  ReportOps.Default.pipe(Layer.provide(ReservationsLayer)),
   MailQueueModule.MailQueue.Default,
   GuestCheckin.Default.pipe(Layer.provide([ReservationsLayer, Outbox.Default, DocumentStore.filesystem]))
 )

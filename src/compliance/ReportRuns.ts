@@ -98,8 +98,12 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
             const { row } = reservation
             // A cancelled reservation is claimed only for its exits (design §6.8).
             if (row.reservation_status !== "cancelled") {
-              if (row.tra.status === "pending") count(summary.tra, yield* tra.report(reservation))
-              if (row.tra.status === "success" && row.tra_extension_from !== null) {
+              if (row.tra.status === "pending" && row.tra_extension_from === null) {
+                count(summary.tra, yield* tra.report(reservation))
+              }
+              // An extension owed after the TRA was accepted; pending when an operator re-queued the extension's
+              // rejected guests (`cli reports retry`).
+              if ((row.tra.status === "success" || row.tra.status === "pending") && row.tra_extension_from !== null) {
                 count(summary.tra, yield* tra.reportExtension(reservation, row.tra_extension_from))
               }
               if (row.sire.status === "pending") yield* collect(reservation, "E", row.check_in)

@@ -1,5 +1,6 @@
 import { Duration, Either, Option } from "effect"
 import * as Transitions from "../reservations/Transitions.ts"
+import { NothingToRetry } from "../shared/errors.ts"
 import { pastGiveUp, retryAfter, type Verdict } from "./Outcomes.ts"
 
 /**
@@ -117,4 +118,65 @@ export const settleExit = (verdict: Verdict, options: { readonly withdraw?: bool
       ? { ...base, status: "error" as const, warning: verdict.warning, reported_at: at.toISOString() }
       : { ...base, status: "pending" as const, ...(verdict.warning === null ? {} : { warning: verdict.warning }) }
     return Either.right(Transitions.decision({ sire: { ...row.sire, exit: next } }, undefined))
+  })
+
+/** Which of a reservation's reports an operator re-queued (`cli reports retry`, design §9). */
+export interface Requeued {
+  readonly tra: boolean
+  readonly sire_entry: boolean
+  readonly sire_exit: boolean
+}
+
+/** The warning of a re-queued report: what happened, and the failure it had (the reason is not lost). */
+export const requeuedWarning = (previous: string | undefined) =>
+  `re-queued by an operator; sent again at the next report run${previous === undefined ? "" : ` (it had failed: ${previous})`}`
+
+/**
+ * `cli reports retry` (design §9): the reports in `error` go back to `pending`, with the backoff reset, to be
+ * sent again by the next run once the cause is fixed. The caller puts the rejected guests' rows back to
+ * pending in the same transaction (`TraSubmissions.requeue`, `SireRecords.requeue`); the accepted ones stay
+ * accepted and are not sent twice. A cancelled reservation's TRA and SIRE entry are not sent any more, so only
+ * its exit is retried; a test key's reports are simulated, never sent. Nothing to retry is a refusal.
+ *
+ * `traExtensionFrom`: the rejected TRA guests belong to an extension's round (design §6.8) starting that day, so
+ * the run posts that round again (`tra_extension_from`) rather than the stay.
+ */
+export const requeue = (options: { readonly traExtensionFrom: string | null }) =>
+  Transitions.plan("requeue", ({ row }) => {
+    if (row.environment !== "live") {
+      return Either.left(new NothingToRetry({ message: "a test reservation's reports are simulated, never sent: nothing to retry" }))
+    }
+    const open = row.reservation_status !== "cancelled"
+    const requeued: Requeued = {
+      tra: open && row.tra.status === "error",
+      sire_entry: open && row.sire.status === "error",
+      sire_exit: row.sire.exit.status === "error"
+    }
+    if (!requeued.tra && !requeued.sire_entry && !requeued.sire_exit) {
+      const states = `tra ${row.tra.status}, sire ${row.sire.status}, sire exit ${row.sire.exit.status}`
+      return Either.left(new NothingToRetry({
+        message: row.reservation_status === "cancelled" && (row.tra.status === "error" || row.sire.status === "error")
+          ? `reservation ${row.id} is cancelled: its TRA and SIRE entry are not sent any more (${states}); nothing to retry`
+          : `no report of reservation ${row.id} is in error (${states}); nothing to retry`
+      }))
+    }
+    const again = <R extends { readonly status: string; readonly warning?: string; readonly reported_at: string | null }>(
+      report: R
+    ) => ({ ...withoutWarning(report), status: "pending" as const, reported_at: null, warning: requeuedWarning(report.warning) })
+    const tra = requeued.tra ? { tra: again(row.tra) } : {}
+    const sire = requeued.sire_entry || requeued.sire_exit
+      ? {
+        sire: {
+          ...(requeued.sire_entry ? again(row.sire) : row.sire),
+          exit: requeued.sire_exit ? again(row.sire.exit) : row.sire.exit
+        }
+      }
+      : {}
+    return Either.right(Transitions.decision({
+      ...tra,
+      ...sire,
+      ...(requeued.tra && options.traExtensionFrom !== null ? { tra_extension_from: options.traExtensionFrom } : {}),
+      report_failures: 0,
+      report_retry_at: null
+    }, requeued))
   })

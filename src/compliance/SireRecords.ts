@@ -177,6 +177,18 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
           UPDATE sire_movements SET state = ${state}, last_error = ${error}, updated_at = ${at},
             possible_duplicate = possible_duplicate OR ${possibleDuplicate}
           WHERE id IN ${sql.in(movementIds)}`.pipe(Effect.asVoid, Effect.orDie),
+      /**
+       * `cli reports retry` (design §9): the rejected movements of one kind are pending again, for the next run's
+       * file; accepted ones stay accepted. Answers how many.
+       */
+      requeue: (reservationId: string, movement: Movement, at: Date) =>
+        Effect.map(
+          sql<{ id: string }>`
+            UPDATE sire_movements SET state = 'pending', last_error = NULL, updated_at = ${at}
+            WHERE reservation_id = ${reservationId} AND movement = ${movement} AND state = 'rejected'
+            RETURNING id`,
+          (rows) => rows.length
+        ).pipe(Effect.orDie),
       fileAnswered: (fileId: string, answer: unknown) =>
         sql`UPDATE sire_files SET state = 'posted', answer = ${JSON.stringify(answer)}::jsonb WHERE id = ${fileId}`.pipe(
           Effect.asVoid,

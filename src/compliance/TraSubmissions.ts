@@ -59,6 +59,16 @@ export class TraSubmissions extends Effect.Service<TraSubmissions>()("compliance
           SELECT round FROM tra_submissions WHERE reservation_id = ${reservationId} AND round > 0 AND period_from = ${from}
           ORDER BY round DESC LIMIT 1`
     })
+    const FailedRound = Schema.Struct({ round: Schema.Number, period_from: Schema.String })
+    const failedRound = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: FailedRound,
+      execute: (reservationId) =>
+        sql`
+          SELECT round, period_from::text AS period_from FROM tra_submissions
+          WHERE reservation_id = ${reservationId} AND state = 'rejected'
+          ORDER BY round DESC LIMIT 1`
+    })
     const lastRound = SqlSchema.single({
       Request: Schema.String,
       Result: Round,
@@ -117,6 +127,25 @@ export class TraSubmissions extends Effect.Service<TraSubmissions>()("compliance
         ids.length === 0
           ? Effect.void
           : sql`UPDATE tra_submissions SET sending_since = ${at} WHERE id IN ${sql.in(ids)}`.pipe(Effect.asVoid, Effect.orDie),
+      /**
+       * The round whose guests the TRA rejected, newest first: what `cli reports retry` sends again. None when no
+       * guest was rejected (a report that gave up after 72 h of no answer: its rows are still pending).
+       */
+      failedRound: (reservationId: string) => failedRound(reservationId).pipe(Effect.orDie),
+      /**
+       * `cli reports retry` (design §9): the rejected guests of a round are pending again — the next run posts
+       * them, and only them (an accepted main guest keeps its code and is never posted twice). Their history says
+       * so. Answers how many guests.
+       */
+      requeue: (reservationId: string, round: number, at: Date) =>
+        Effect.map(
+          sql<{ id: string }>`
+            UPDATE tra_submissions SET state = 'pending', last_error = NULL, updated_at = ${at},
+              history = history || ${JSON.stringify([{ at: at.toISOString(), outcome: "Requeued", by: "operator" }])}::jsonb
+            WHERE reservation_id = ${reservationId} AND round = ${round} AND state = 'rejected'
+            RETURNING id`,
+          (rows) => rows.length
+        ).pipe(Effect.orDie),
       record: (id: string, attempt: SubmissionAttempt) =>
         sql`
           UPDATE tra_submissions SET

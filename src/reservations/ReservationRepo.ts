@@ -241,6 +241,21 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           RETURNING id`,
           (rows) => rows.map((row) => row.id)
         ).pipe(Effect.orDie),
+      /**
+       * Live reservations with a report — TRA, SIRE entry or SIRE exit — in one of `statuses`, optionally of one
+       * property, by arrival (`cli reports list`, design §9).
+       */
+      withReportsIn: (filter: {
+        readonly statuses: ReadonlyArray<"pending" | "error">
+        readonly propertyId?: string | undefined
+      }) =>
+        sql`
+          SELECT * FROM reservations
+          WHERE environment = 'live'
+            AND ((tra->>'status') IN ${sql.in(filter.statuses)} OR (sire->>'status') IN ${sql.in(filter.statuses)}
+              OR (sire->'exit'->>'status') IN ${sql.in(filter.statuses)})
+            ${filter.propertyId === undefined ? sql`` : sql`AND property_id = ${filter.propertyId}`}
+          ORDER BY check_in, id`.pipe(Effect.orDie, Effect.flatMap(reservations)),
       /** A run still working keeps what it claimed (design §7: the lease outlives no crash by more than its length). */
       renewReportLeases: (ids: ReadonlyArray<string>, until: Date) =>
         ids.length === 0

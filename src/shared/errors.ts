@@ -6,7 +6,7 @@ import { Schema } from "effect"
  * error table (plus `not_found` / `method_not_allowed` / `unsupported_media_type`, design §6.2). Handlers fail
  * with the class (`yield* new PropertyNotFound({ message })`); on the wire each becomes exactly
  * `{error, code, details}` through its `Body` schema, which is what the `HttpApi` contract declares. The few
- * failures that only operator services raise (`AccountNotFound`, `KeyNotFound`, `OverrideNotFound`…) live here
+ * failures that only operator services raise (`AccountNotFound`, `KeyNotFound`, `NothingToRetry`…) live here
  * too, so that services depend on this module alone and each entrance (partner API, admin RPC) maps them to its
  * own answer.
  */
@@ -131,6 +131,10 @@ export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("Acco
 export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound", fields) {}
 /** The account already has the most active keys allowed in that environment. */
 export class KeyLimitReached extends Schema.TaggedError<KeyLimitReached>()("KeyLimitReached", fields) {}
+/** No reservation has the given id (`cli reports retry`). */
+export class ReservationNotFound extends Schema.TaggedError<ReservationNotFound>()("ReservationNotFound", fields) {}
+/** `cli reports retry` on a reservation none of whose reports is in `error` (design §9). */
+export class NothingToRetry extends Schema.TaggedError<NothingToRetry>()("NothingToRetry", fields) {}
 /** `cli reference unset` of a key that has no override. */
 export class OverrideNotFound extends Schema.TaggedError<OverrideNotFound>()("OverrideNotFound", fields) {}
 
@@ -184,6 +188,8 @@ export const UnsupportedMediaTypeBody = wire(UnsupportedMediaType, "unsupported_
 export const AccountNotFoundBody = wire(AccountNotFound, "account_not_found", 404)
 export const KeyNotFoundBody = wire(KeyNotFound, "key_not_found", 404)
 export const KeyLimitReachedBody = wire(KeyLimitReached, "key_limit_reached", 409)
+export const ReservationNotFoundBody = wire(ReservationNotFound, "reservation_not_found", 404)
+export const NothingToRetryBody = wire(NothingToRetry, "nothing_to_retry", 409)
 export const OverrideNotFoundBody = wire(OverrideNotFound, "override_not_found", 404)
 /** The account panel's codes (design §8; docs/panel.md). */
 export const CsrfRejectedBody = wire(CsrfRejected, "csrf_rejected", 403)

@@ -1,0 +1,133 @@
+import { SqlClient } from "@effect/sql"
+import { DateTime, Effect, Option, Schema } from "effect"
+import { ReservationRepo } from "../reservations/ReservationRepo.ts"
+import type { ReservationRow } from "../reservations/ReservationRow.ts"
+import { Reservations } from "../reservations/Reservations.ts"
+import { todayInBogota } from "../shared/Calendar.ts"
+import { ReservationNotFound } from "../shared/errors.ts"
+import { isUuid } from "../shared/Uuid.ts"
+import * as Settlement from "./Settlement.ts"
+import { SireRecords } from "./SireRecords.ts"
+import { TraSubmissions } from "./TraSubmissions.ts"
+
+/**
+ * What an operator does with reports (design §9, "Ops CLI for reports"): list those waiting or failed
+ * (`cli reports list`), and re-queue a reservation's failed reports once the cause is fixed
+ * (`cli reports retry`). The state change goes through `Reservations.apply` (`Settlement.requeue`); the
+ * per-guest rows through their repositories, in the same transaction.
+ */
+
+/** One report of a reservation: the TRA, or SIRE's entry or exit movements. */
+export const Authority = Schema.Literal("tra", "sire_entry", "sire_exit")
+export type Authority = typeof Authority.Type
+
+/** A report as `cli reports list` shows it. */
+export interface ReportListing {
+  readonly reservation_id: string
+  readonly external_id: string
+  readonly account_id: string
+  readonly property_id: string
+  readonly authority: Authority
+  readonly status: ReservationRow["tra"]["status"]
+  /** The Bogotá date it is (or was) due. */
+  readonly sends_on: string | null
+  readonly warning: string | null
+  /** Past its due date (`sends_on` before today in Bogotá) and not `success`. */
+  readonly overdue: boolean
+}
+
+/** A reservation's three reports as listed; `today` is the Bogotá date. */
+export const listings = (row: ReservationRow, today: string): ReadonlyArray<ReportListing> => {
+  const exit = row.sire.exit
+  const reports = [
+    { authority: "tra" as const, status: row.tra.status, sends_on: row.tra.sends_on, warning: row.tra.warning },
+    // design §6.8: the SIRE entry is due on check_in.
+    { authority: "sire_entry" as const, status: row.sire.status, sends_on: row.check_in, warning: row.sire.warning },
+    { authority: "sire_exit" as const, status: exit.status, sends_on: exit.sends_on, warning: exit.warning }
+  ]
+  return reports.map((report) => ({
+    reservation_id: row.id,
+    external_id: row.external_id,
+    account_id: row.account_id,
+    property_id: row.property_id,
+    authority: report.authority,
+    status: report.status,
+    sends_on: report.sends_on,
+    warning: report.warning ?? null,
+    overdue: report.status !== "success" && report.status !== "not_applicable" && report.sends_on !== null &&
+      report.sends_on < today
+  }))
+}
+
+export interface ListFilter {
+  /** Default: both. */
+  readonly status?: "pending" | "error" | undefined
+  readonly overdue?: boolean | undefined
+  readonly propertyId?: string | undefined
+}
+
+export class ReportOps extends Effect.Service<ReportOps>()("compliance/ReportOps", {
+  dependencies: [ReservationRepo.Default, TraSubmissions.Default, SireRecords.Default],
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* ReservationRepo
+    const reservations = yield* Reservations
+    const submissions = yield* TraSubmissions
+    const records = yield* SireRecords
+
+    /** `cli reports list`: live reports pending or in error, by due date. */
+    const list = (filter: ListFilter) =>
+      Effect.gen(function*() {
+        // An id that is no uuid names no property (a uuid column would refuse it with an error).
+        if (filter.propertyId !== undefined && !isUuid(filter.propertyId)) return { reports: [] }
+        const statuses = filter.status === undefined ? (["pending", "error"] as const) : [filter.status]
+        const today = yield* todayInBogota
+        const rows = yield* repo.withReportsIn({ statuses, propertyId: filter.propertyId })
+        const reports = rows
+          .flatMap((row) => listings(row, today))
+          .filter((report) =>
+            (statuses as ReadonlyArray<string>).includes(report.status) && (filter.overdue !== true || report.overdue)
+          )
+          // Stable: reports due the same day keep the reservations' order (check_in, id) and tra, entry, exit.
+          .sort((a, b) => (a.sends_on ?? "").localeCompare(b.sends_on ?? ""))
+        return { reports }
+      }).pipe(Effect.withSpan("ReportOps.list"))
+
+    /**
+     * `cli reports retry`: every report of the reservation that is in `error` goes back to `pending` — the
+     * TRA's rejected guests of the failed round, SIRE's rejected entry or exit movements with it — and the next
+     * run sends them again. Accepted guests are not sent again.
+     */
+    const retry = (reservationId: string) =>
+      Effect.gen(function*() {
+        const notFound = new ReservationNotFound({ message: `no reservation ${reservationId}` })
+        if (!isUuid(reservationId)) return yield* notFound
+        if (Option.isNone(yield* repo.findById(reservationId))) return yield* notFound
+        // The TRA's rejected guests belong to the stay (round 0) or to an extension's round (design §6.8).
+        const failed = yield* submissions.failedRound(reservationId)
+        const round = Option.match(failed, { onNone: () => 0, onSome: (found) => found.round })
+        const traExtensionFrom = Option.match(failed, {
+          onNone: () => null,
+          onSome: (found) => found.round > 0 ? found.period_from : null
+        })
+        return yield* Effect.gen(function*() {
+          const { row, result: requeued } = yield* reservations.apply(reservationId, Settlement.requeue({ traExtensionFrom }))
+          const at = DateTime.toDateUtc(yield* DateTime.now)
+          const guests: Record<Authority, number> = {
+            tra: requeued.tra ? yield* submissions.requeue(reservationId, round, at) : 0,
+            sire_entry: requeued.sire_entry ? yield* records.requeue(reservationId, "E", at) : 0,
+            sire_exit: requeued.sire_exit ? yield* records.requeue(reservationId, "S", at) : 0
+          }
+          return {
+            reservation_id: reservationId,
+            requeued: Authority.literals
+              .filter((authority) => requeued[authority])
+              .map((authority) => ({ authority, guests: guests[authority] })),
+            reports: listings(row, yield* todayInBogota)
+          }
+        }).pipe(sql.withTransaction)
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ReportOps.retry"))
+
+    return { list, retry } as const
+  })
+}) {}
