@@ -10,6 +10,7 @@ import {
   Console,
   Data,
   Effect,
+  Either,
   Layer,
   Option,
   ParseResult,
@@ -19,8 +20,9 @@ import {
 } from "effect"
 import * as NodeFs from "node:fs/promises"
 import { AdminError } from "./admin/AdminError.ts"
-import { AccountName, AdminRpcs, Limit } from "./admin/AdminRpcs.ts"
+import { AccountName, AdminRpcs, Limit, ReferenceNote, ReportListStatus } from "./admin/AdminRpcs.ts"
 import { tokenFile } from "./admin/AdminToken.ts"
+import { check, TableName, tables } from "./compliance/ReferenceTables.ts"
 import * as AppConfig from "./config/AppConfig.ts"
 import * as Database from "./db/Database.ts"
 import { runMigrations } from "./db/migrations.ts"
@@ -698,6 +700,228 @@ const sireConfirm = Command.make(
   example: `cli sire confirm --file ${EXAMPLE_ID}`
 }))
 
+const reportsList = Command.make(
+  "list",
+  {
+    status: Options.text("status").pipe(
+      Options.withPseudoName(ReportListStatus.literals.join("|")),
+      describedAs({
+        what: "Only reports in this state: pending (not sent yet: not due, held by a configuration warning, or "
+          + "waiting for a retry) or error (failed; see reports retry).",
+        default: "both",
+        example: "--status error"
+      }),
+      checkedBy("status", ReportListStatus, { rule: `must be ${ReportListStatus.literals.join(" or ")}` }),
+      Options.optional
+    ),
+    overdue: flag("overdue", {
+      what: "Only reports past their due date (sends_on before today in Bogotá) that are not success.",
+      default: "off"
+    }),
+    property: optionalText("property", "PROPERTY_ID", {
+      what: "Only this property's reports.",
+      default: "every property",
+      example: `--property ${EXAMPLE_ID}`
+    })
+  },
+  (o) =>
+    withAdmin((client) =>
+      client.ListReports({ status: value(o.status), overdue: o.overdue, property_id: value(o.property) })
+    )
+).pipe(documented({
+  summary: "List the live TRA and SIRE reports that are waiting or failed, by due date.",
+  details: "Each reservation has up to three reports: tra, sire_entry (the arrival) and sire_exit (the "
+    + "departure). A report waiting for a configuration fix (a TRA token, a SIRE hotel code, a country with no "
+    + "SIRE code: see reference set) stays pending with a warning naming what to fix.",
+  prints: "{reports: [{reservation_id, external_id, account_id, property_id, authority, status, sends_on, warning, "
+    + "overdue}]}",
+  example: "cli reports list --status error --overdue"
+}))
+
+const reportsRetry = Command.make(
+  "retry",
+  {
+    reservation: Options.text("reservation").pipe(
+      Options.withPseudoName("RESERVATION_ID"),
+      describedAs({
+        what: "The reservation's id: reservation_id in reports list and in the partner API.",
+        default: "Required.",
+        example: `--reservation ${EXAMPLE_ID}`
+      })
+    )
+  },
+  (o) => withAdmin((client) => client.RetryReports({ reservation_id: o.reservation }))
+).pipe(documented({
+  summary: "Re-queue a reservation's reports that are in error, once the cause is fixed.",
+  details: "They go back to pending and the next report run (or reports run) sends them again: for the TRA "
+    + "only the guests it rejected, for SIRE only the rejected entry or exit movements; accepted guests are "
+    + "never sent twice. A cancelled reservation's TRA and SIRE entry are not retried (only its exit). "
+    + "Fails with nothing_to_retry when no report is in error.",
+  prints: "{reservation_id, requeued: [{authority, guests}], reports: [the reservation's three reports as in "
+    + "reports list]}",
+  example: `cli reports retry --reservation ${EXAMPLE_ID}`
+}))
+
+const tableRule = `must be one of: ${TableName.literals.join(", ")}`
+
+const tableOption = (help: Omit<OptionHelp, "example">) =>
+  Options.text("table").pipe(
+    Options.withPseudoName("TABLE"),
+    describedAs({ ...help, example: "--table sire-countries" }),
+    checkedBy("table", TableName, { rule: tableRule })
+  )
+
+const tablesHelp = TableName.literals.map((name) => `${name}: ${tables[name].description}`).join("; ")
+
+const keyOption = (what: string) =>
+  Options.text("key").pipe(
+    Options.withPseudoName("KEY"),
+    describedAs({
+      what: `${what} An ISO 3166-1 alpha-2 code in capitals for sire-countries, a tipo_documento (Pasaporte, `
+        + "C.E, PPT…) for the document tables, a motivo as the partner API writes it for tra-motivos.",
+      default: "Required.",
+      example: "--key RU"
+    })
+  )
+
+/** A refused value found by a table's schema, before any call: the same answer as a value an option refuses. */
+const refusedValue = (path: string, option: string, table: TableName, rule: string, got: string) =>
+  new CliFailure({
+    code: "invalid_request",
+    message: `--${option} for ${table} ${rule} (got ${JSON.stringify(got)}); see cli reference ${path} --help`,
+    usage: true
+  })
+
+/** `--key` held to its table's key schema (the one the service applies). */
+const checkedKey = (path: string, table: TableName, key: string) =>
+  Either.match(check(tables[table].key, key), {
+    onLeft: (rule) => Effect.fail(refusedValue(path, "key", table, rule, key)),
+    onRight: Effect.succeed
+  })
+
+const referenceList = Command.make(
+  "list",
+  {
+    table: tableOption({ what: `Only this table. ${tablesHelp}.`, default: "every table" }).pipe(Options.optional),
+    key: Options.text("key").pipe(
+      Options.withPseudoName("KEY"),
+      describedAs({
+        what: "Only this key of --table (which it needs: PPT is a key of two tables).",
+        default: "every key",
+        example: "--key RU"
+      }),
+      Options.optional
+    )
+  },
+  (o) =>
+    Effect.gen(function*() {
+      if (Option.isSome(o.key) && Option.isNone(o.table)) {
+        return yield* new CliFailure({
+          code: "invalid_arguments",
+          message: "--key needs --table (a key such as PPT is in two tables); see cli reference list --help",
+          usage: true
+        })
+      }
+      if (Option.isSome(o.key) && Option.isSome(o.table)) yield* checkedKey("list", o.table.value, o.key.value)
+      yield* withAdmin((client) => client.ListReference({ table: value(o.table), key: value(o.key) }))
+    })
+).pipe(documented({
+  summary: "Show the reference tables the reports are built with: bundled values and operators' overrides.",
+  details: "Every key of each table, with the value the next report run sends (null: none, so reports that need "
+    + "it wait with a warning), the bundled value, and whether an override changes it. An override that the "
+    + "bundled data of this release contradicts is not in effect; ignored says why.",
+  prints: "{entries: [{table, key, value, bundled, overridden, note, updated_at, ignored}]}",
+  example: "cli reference list --table sire-countries --key RU"
+}))
+
+const referenceSet = Command.make(
+  "set",
+  {
+    table: tableOption({ what: `The table. ${tablesHelp}.`, default: "Required." }),
+    key: keyOption("The key whose value to set."),
+    value: optionalText("value", "VALUE", {
+      what: "The value to send from the next report run on: a SIRE code is 1 to 3 digits without leading zeros, "
+        + "and no two countries share one; a TRA label or wording is text. Checked like the bundled data; "
+        + "give --value or --unmapped.",
+      default: "none (then --unmapped is required)",
+      example: "--value 673"
+    }),
+    unmapped: flag("unmapped", {
+      what: "Withdraw the key's value instead (sire-countries and sire-documents only, which have gaps): for a "
+        + "bundled code found to be wrong when the right one is not known yet. Reports that need it then wait "
+        + "with a warning rather than report a guest under another country's code.",
+      default: "off"
+    }),
+    note: Options.text("note").pipe(
+      Options.withPseudoName("TEXT"),
+      describedAs({
+        what: "Why, or where the value comes from (up to 500 characters); kept with the override and in the audit "
+          + "log.",
+        default: "none",
+        example: "--note \"SIRE portal dropdown, checked 2026-11-30\""
+      }),
+      checkedBy("note", ReferenceNote),
+      Options.optional
+    )
+  },
+  (o) =>
+    Effect.gen(function*() {
+      const table = tables[o.table]
+      if (Option.isSome(o.value) === o.unmapped) {
+        return yield* new CliFailure({
+          code: "invalid_arguments",
+          message: "--value / --unmapped: pass one of the two; see cli reference set --help",
+          usage: true
+        })
+      }
+      yield* checkedKey("set", o.table, o.key)
+      if (o.unmapped && !table.gaps) {
+        return yield* new CliFailure({
+          code: "invalid_request",
+          message: `--unmapped: ${o.table} needs a value for every key (the TRA refuses a report without it); set `
+            + "the right value instead; see cli reference set --help",
+          usage: true
+        })
+      }
+      if (Option.isSome(o.value)) {
+        const typed = o.value.value
+        yield* Either.match(check(table.value, typed), {
+          onLeft: (rule) => Effect.fail(refusedValue("set", "value", o.table, rule, typed)),
+          onRight: () => Effect.void
+        })
+      }
+      yield* withAdmin((client) =>
+        client.SetReference({ table: o.table, key: o.key, value: value(o.value) ?? null, note: value(o.note) })
+      )
+    })
+).pipe(documented({
+  summary: "Override one value of a reference table; in effect from the next report run, on every instance.",
+  details: "Stored in the database and written to the audit log (table, key, old and new value, note). A value "
+    + "that the bundled data could not hold (a SIRE code of the wrong shape, or another country's code) is "
+    + "refused and nothing is stored. Reports waiting for an unmapped value are sent by the next run. reference "
+    + "unset goes back to the bundled value.",
+  prints: "the key as reference list shows it, plus previous (the value before)",
+  example: "cli reference set --table sire-countries --key RU --value 673 --note \"confirmed on the SIRE portal\""
+}))
+
+const referenceUnset = Command.make(
+  "unset",
+  {
+    table: tableOption({ what: `The table. ${tablesHelp}.`, default: "Required." }),
+    key: keyOption("The key whose override to remove.")
+  },
+  (o) =>
+    Effect.gen(function*() {
+      yield* checkedKey("unset", o.table, o.key)
+      yield* withAdmin((client) => client.UnsetReference({ table: o.table, key: o.key }))
+    })
+).pipe(documented({
+  summary: "Remove an override: the key has its bundled value again (or none) from the next report run.",
+  details: "Audited like reference set. Fails with override_not_found when the key has no override.",
+  prints: "the key as reference list shows it, plus previous (the value before)",
+  example: "cli reference unset --table sire-countries --key RU"
+}))
+
 // ---------------------------------------------------------------------------------------------------------------
 // The command tree
 
@@ -740,8 +964,13 @@ const groups = [
     propertiesCreate,
     propertiesUpdate
   ]),
-  group("reports", "TRA and SIRE reports.", [reportsRun]),
-  group("sire", "SIRE files, when SIRE_MODE=manual.", [sireFiles, sireConfirm])
+  group("reports", "TRA and SIRE reports.", [reportsRun, reportsList, reportsRetry]),
+  group("sire", "SIRE files, when SIRE_MODE=manual.", [sireFiles, sireConfirm]),
+  group("reference", "The reference tables of the reports (SIRE codes, TRA labels) and operators' overrides.", [
+    referenceList,
+    referenceSet,
+    referenceUnset
+  ])
 ] as const
 
 /** Every command by name: a group with its commands; `migrate` has none. */
@@ -768,7 +997,8 @@ const cli = root.pipe(
     groups[2].command,
     groups[3].command,
     groups[4].command,
-    groups[5].command
+    groups[5].command,
+    groups[6].command
   ])
 )
 

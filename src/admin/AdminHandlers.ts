@@ -4,14 +4,20 @@ import { createHash, timingSafeEqual } from "node:crypto"
 import { Accounts } from "../accounts/Accounts.ts"
 import { Sandbox } from "../accounts/Sandbox.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
+import { ReferenceStore } from "../compliance/ReferenceStore.ts"
+import { ReportOps } from "../compliance/ReportOps.ts"
 import { ReportRuns } from "../compliance/ReportRuns.ts"
 import { Properties } from "../properties/Properties.ts"
 import type {
   AccountNotFound,
   ExternalIdInUse,
+  InvalidRequest,
   KeyLimitReached,
   KeyNotFound,
+  NothingToRetry,
+  OverrideNotFound,
   PropertyNotFound,
+  ReservationNotFound,
   SandboxExists
 } from "../shared/errors.ts"
 import { isUuid } from "../shared/Uuid.ts"
@@ -35,7 +41,17 @@ const AdminAuthLive = Layer.effect(
 )
 
 /** The domain errors the operator services fail with. */
-type ServiceError = AccountNotFound | KeyNotFound | KeyLimitReached | PropertyNotFound | ExternalIdInUse | SandboxExists
+type ServiceError =
+  | AccountNotFound
+  | KeyNotFound
+  | KeyLimitReached
+  | PropertyNotFound
+  | ExternalIdInUse
+  | SandboxExists
+  | ReservationNotFound
+  | NothingToRetry
+  | OverrideNotFound
+  | InvalidRequest
 
 /** The admin RPC's stable code for each; the CLI prints it and scripts match on it (see `AdminError`). */
 const adminCodes = {
@@ -44,7 +60,12 @@ const adminCodes = {
   KeyLimitReached: "key_limit_reached",
   PropertyNotFound: "property_not_found",
   ExternalIdInUse: "external_id_in_use",
-  SandboxExists: "sandbox_exists"
+  SandboxExists: "sandbox_exists",
+  ReservationNotFound: "reservation_not_found",
+  NothingToRetry: "nothing_to_retry",
+  OverrideNotFound: "override_not_found",
+  // A value the service refused (a reference value another key already has): the CLI's code for refused values.
+  InvalidRequest: "invalid_request"
 } as const satisfies Record<ServiceError["_tag"], string>
 
 /** The one translation from the services' domain errors to the admin RPC's: same message, the admin code. */
@@ -57,6 +78,8 @@ const HandlersLive = AdminRpcs.toLayer(Effect.gen(function*() {
   const properties = yield* Properties
   const sandbox = yield* Sandbox
   const reports = yield* ReportRuns
+  const reportOps = yield* ReportOps
+  const reference = yield* ReferenceStore
   const fileNotFound = (id: string) => new AdminError({ message: `no SIRE file ${id} waiting for confirmation`, code: "file_not_found" })
   return {
     CreateAccount: (input) => accounts.create(input),
@@ -88,7 +111,12 @@ const HandlersLive = AdminRpcs.toLayer(Effect.gen(function*() {
           onNone: () => Effect.fail(fileNotFound(file_id)),
           onSome: Effect.succeed
         }))
-        : Effect.fail(fileNotFound(file_id))
+        : Effect.fail(fileNotFound(file_id)),
+    ListReports: ({ overdue, property_id, status }) => reportOps.list({ status, overdue, propertyId: property_id }),
+    RetryReports: ({ reservation_id }) => Effect.mapError(reportOps.retry(reservation_id), toAdminError),
+    ListReference: (filter) => Effect.mapError(reference.list(filter), toAdminError),
+    SetReference: (input) => Effect.mapError(reference.set(input), toAdminError),
+    UnsetReference: (input) => Effect.mapError(reference.unset(input), toAdminError)
   }
 }))
 

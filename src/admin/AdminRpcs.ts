@@ -1,7 +1,8 @@
 import { Rpc, RpcGroup, RpcMiddleware } from "@effect/rpc"
 import { Schema } from "effect"
+import { TableName } from "../compliance/ReferenceTables.ts"
 import { Property } from "../properties/Property.ts"
-import { Email, IsoDate } from "../reservations/Reservation.ts"
+import { Email, IsoDate, ReportStatus } from "../reservations/Reservation.ts"
 import { Environment } from "../shared/Environment.ts"
 import { AdminError } from "./AdminError.ts"
 
@@ -57,6 +58,40 @@ const SireFile = Schema.Struct({
   lines: Schema.Int,
   status: Schema.String,
   content: Schema.String
+})
+
+/** One report of a reservation (`reports list`, `reports retry`): the TRA, or SIRE's entry or exit movements. */
+export const ReportAuthority = Schema.Literal("tra", "sire_entry", "sire_exit")
+
+/** What `reports list --status` filters on: the reports that need someone (design §9). */
+export const ReportListStatus = Schema.Literal("pending", "error")
+
+const ReportListing = Schema.Struct({
+  reservation_id: Schema.String,
+  external_id: Schema.String,
+  account_id: Schema.String,
+  property_id: Schema.String,
+  authority: ReportAuthority,
+  status: ReportStatus,
+  sends_on: Schema.NullOr(Schema.String),
+  warning: Schema.NullOr(Schema.String),
+  overdue: Schema.Boolean
+})
+
+const ReferenceEntry = Schema.Struct({
+  table: TableName,
+  key: Schema.String,
+  value: Schema.NullOr(Schema.String),
+  bundled: Schema.NullOr(Schema.String),
+  overridden: Schema.Boolean,
+  note: Schema.NullOr(Schema.String),
+  updated_at: Schema.NullOr(Schema.String),
+  ignored: Schema.NullOr(Schema.String)
+})
+
+/** Why a reference change was made (`reference set --note`), kept with it and in the audit log. */
+export const ReferenceNote = Schema.NonEmptyTrimmedString.pipe(Schema.maxLength(500)).annotations({
+  message: () => ({ message: "must be 1 to 500 characters, neither starting nor ending with a space", override: true })
 })
 
 /** The admin RPC served at `/rpc/admin`; `src/cli.ts` is its client. */
@@ -130,6 +165,48 @@ export class AdminRpcs extends RpcGroup.make(
   Rpc.make("ConfirmSireFile", {
     payload: { file_id: Schema.String },
     success: Schema.Struct({ file_id: Schema.String, status: Schema.String }),
+    error: AdminError
+  }),
+  // Design §9: the live reports that need someone — waiting or failed —, and re-queueing failed ones.
+  Rpc.make("ListReports", {
+    payload: {
+      status: Schema.optional(ReportListStatus),
+      overdue: Schema.optional(Schema.Boolean),
+      property_id: Schema.optional(Schema.String)
+    },
+    success: Schema.Struct({ reports: Schema.Array(ReportListing) }),
+    error: AdminError
+  }),
+  Rpc.make("RetryReports", {
+    payload: { reservation_id: Schema.String },
+    success: Schema.Struct({
+      reservation_id: Schema.String,
+      requeued: Schema.Array(Schema.Struct({ authority: ReportAuthority, guests: Schema.Int })),
+      reports: Schema.Array(ReportListing)
+    }),
+    error: AdminError
+  }),
+  // Design §6.10: the reference tables with the operators' overrides; keys and values are checked by the service
+  // with each table's schemas (`ReferenceTables.ts`), which the CLI applies before calling too.
+  Rpc.make("ListReference", {
+    payload: { table: Schema.optional(TableName), key: Schema.optional(Schema.String) },
+    success: Schema.Struct({ entries: Schema.Array(ReferenceEntry) }),
+    error: AdminError
+  }),
+  Rpc.make("SetReference", {
+    payload: {
+      table: TableName,
+      key: Schema.String,
+      /** null: no value (reports that need it wait with a warning); only where the table has gaps. */
+      value: Schema.NullOr(Schema.String),
+      note: Schema.optional(ReferenceNote)
+    },
+    success: Schema.Struct({ ...ReferenceEntry.fields, previous: Schema.NullOr(Schema.String) }),
+    error: AdminError
+  }),
+  Rpc.make("UnsetReference", {
+    payload: { table: TableName, key: Schema.String },
+    success: Schema.Struct({ ...ReferenceEntry.fields, previous: Schema.NullOr(Schema.String) }),
     error: AdminError
   })
 ).middleware(AdminAuth) {}
