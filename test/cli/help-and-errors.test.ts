@@ -23,8 +23,13 @@ const COMMANDS = [
   "properties create",
   "properties update",
   "reports run",
+  "reports list",
+  "reports retry",
   "sire files",
-  "sire confirm"
+  "sire confirm",
+  "reference list",
+  "reference set",
+  "reference unset"
 ]
 
 /** An HTTP server that counts the requests it gets: the CLI must send none when it refuses a value. */
@@ -130,6 +135,25 @@ describe("help", () => {
     })
   })
 
+  test("reports list, reports retry and reference set --help: what they print, filters, and the values' rules", async () => {
+    const [list, retry, set] = await Promise.all([
+      runCli(["reports", "list", "--help"]),
+      runCli(["reports", "retry", "--help"]),
+      runCli(["reference", "set", "--help"])
+    ])
+    expect(list.stdout).toContain("$ cli reports list [--status pending|error] [--overdue] [--property PROPERTY_ID]")
+    expect(list.stdout).toContain("overdue}]}")
+    const status = optionBlocks(list.stdout).find((o) => o.heading === "--status pending|error")!
+    expect(status.text).toContain("Default: both")
+    expect(retry.stdout).toContain("$ cli reports retry --reservation RESERVATION_ID")
+    expect(retry.stdout).toContain("nothing_to_retry")
+    expect(set.stdout).toContain("$ cli reference set --table TABLE --key KEY [--value VALUE] [--unmapped] [--note TEXT]")
+    const table = optionBlocks(set.stdout).find((o) => o.heading === "--table TABLE")!
+    for (const name of ["sire-countries", "sire-documents", "tra-documents", "tra-motivos"]) expect(table.text).toContain(name)
+    const value = optionBlocks(set.stdout).find((o) => o.heading === "--value VALUE")!
+    expect(value.text).toContain("1 to 3 digits without leading zeros")
+  })
+
   test("on a terminal the help is in colour; with NO_COLOR set (any value) it is not, in a pipe neither", async () => {
     const [coloured, noColor, noColorWord, piped] = await Promise.all([
       runCliInTerminal(["keys", "create", "--help"]),
@@ -151,7 +175,7 @@ describe("a mistyped command line: one line saying what was expected, exit 2", (
     const message = refused(await runCli(["frob"]), "invalid_arguments")
     expect(message).toBe(
       "unknown command \"frob\" for cli; expected one of: migrate, accounts, sandbox, keys, properties, reports, "
-        + "sire; see cli --help"
+        + "sire, reference; see cli --help"
     )
   })
 
@@ -215,6 +239,39 @@ describe("a mistyped command line: one line saying what was expected, exit 2", (
     expect(requests).toBe(0)
   })
 
+  test("reports and reference values are held to the service's schemas before any call", async () => {
+    requests = 0
+    const [status, table, key, code, unmapped, note, both, keyAlone] = await Promise.all([
+      viaCounter("reports", "list", "--status", "failed"),
+      viaCounter("reference", "list", "--table", "countries"),
+      viaCounter("reference", "unset", "--table", "sire-countries", "--key", "Russia"),
+      viaCounter("reference", "set", "--table", "sire-documents", "--key", "PPT", "--value", "048"),
+      viaCounter("reference", "set", "--table", "tra-documents", "--key", "PPT", "--unmapped"),
+      viaCounter("reference", "set", "--table", "tra-motivos", "--key", "Compras", "--value", "Compras", "--note", " "),
+      viaCounter("reference", "set", "--table", "sire-countries", "--key", "RU", "--value", "673", "--unmapped"),
+      viaCounter("reference", "list", "--key", "RU")
+    ])
+    expect(refused(status, "invalid_request")).toBe(
+      "--status must be pending or error (got \"failed\"); see cli reports list --help"
+    )
+    expect(refused(table, "invalid_request")).toBe(
+      "--table must be one of: sire-countries, sire-documents, tra-documents, tra-motivos (got \"countries\"); "
+        + "see cli reference list --help"
+    )
+    expect(refused(key, "invalid_request")).toBe(
+      "--key for sire-countries must be an assigned ISO 3166-1 alpha-2 country code in capitals, such as RU "
+        + "(got \"Russia\"); see cli reference unset --help"
+    )
+    expect(refused(code, "invalid_request")).toBe(
+      "--value for sire-documents must be 1 to 3 digits without leading zeros (got \"048\"); see cli reference set --help"
+    )
+    expect(refused(unmapped, "invalid_request")).toStartWith("--unmapped: tra-documents needs a value for every key")
+    expect(refused(note, "invalid_request")).toStartWith("--note must be 1 to 500 characters")
+    expect(refused(both, "invalid_arguments")).toBe("--value / --unmapped: pass one of the two; see cli reference set --help")
+    expect(refused(keyAlone, "invalid_arguments")).toStartWith("--key needs --table")
+    expect(requests).toBe(0)
+  })
+
   test("--url that is not an http(s) URL is refused", async () => {
     const result = await runCli(["--url", "localhost:3000", "keys", "list", "--account", "x"])
     const message = refused(result, "invalid_arguments")
@@ -226,7 +283,7 @@ describe("a mistyped command line: one line saying what was expected, exit 2", (
     expect(result.code).toBe(2)
     expect(result.output).toBe(
       "error: unknown command \"kees\" for cli; expected one of: migrate, accounts, sandbox, keys, properties, "
-        + "reports, sire (did you mean \"keys\"?); see cli --help [invalid_arguments]\r\n"
+        + "reports, sire, reference (did you mean \"keys\"?); see cli --help [invalid_arguments]\r\n"
     )
   })
 })
