@@ -36,7 +36,10 @@ export interface ReportListing {
   readonly overdue: boolean
 }
 
-/** A reservation's three reports as listed; `today` is the Bogotá date. */
+/**
+ * A reservation's reports as listed; `today` is the Bogotá date. A cancelled reservation's TRA and SIRE entry are
+ * never sent any more (a failure of theirs needs no one), so only its exit is listed.
+ */
 export const listings = (row: ReservationRow, today: string): ReadonlyArray<ReportListing> => {
   const exit = row.sire.exit
   const reports = [
@@ -45,7 +48,8 @@ export const listings = (row: ReservationRow, today: string): ReadonlyArray<Repo
     { authority: "sire_entry" as const, status: row.sire.status, sends_on: row.check_in, warning: row.sire.warning },
     { authority: "sire_exit" as const, status: exit.status, sends_on: exit.sends_on, warning: exit.warning }
   ]
-  return reports.map((report) => ({
+  const cancelled = row.reservation_status === "cancelled"
+  return reports.filter((report) => !cancelled || report.authority === "sire_exit").map((report) => ({
     reservation_id: row.id,
     external_id: row.external_id,
     account_id: row.account_id,
