@@ -828,9 +828,10 @@ const referenceList = Command.make(
 ).pipe(documented({
   summary: "Show the reference tables the reports are built with: bundled values and operators' overrides.",
   details: "Every key of each table, with the value the next report run sends (null: none, so reports that need "
-    + "it wait with a warning), the bundled value, and whether an override changes it. An override that the "
-    + "bundled data of this release contradicts is not in effect; ignored says why.",
-  prints: "{entries: [{table, key, value, bundled, overridden, note, updated_at, ignored}]}",
+    + "it wait with a warning), the bundled value and where it comes from (sources: each source's code where "
+    + "they disagree), and whether an override changes it. An override that the bundled data of this release "
+    + "contradicts is not in effect; ignored says why.",
+  prints: "{entries: [{table, key, value, bundled, sources, overridden, note, updated_at, ignored}]}",
   example: "cli reference list --table sire-countries --key RU"
 }))
 

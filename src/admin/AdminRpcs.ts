@@ -83,6 +83,7 @@ const ReferenceEntry = Schema.Struct({
   key: Schema.String,
   value: Schema.NullOr(Schema.String),
   bundled: Schema.NullOr(Schema.String),
+  sources: Schema.NullOr(Schema.String),
   overridden: Schema.Boolean,
   note: Schema.NullOr(Schema.String),
   updated_at: Schema.NullOr(Schema.String),

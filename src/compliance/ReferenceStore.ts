@@ -2,8 +2,17 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { DateTime, Effect, Either, Option, Ref, Schema } from "effect"
 import { Audit } from "../panel/Audit.ts"
 import { InvalidRequest, OverrideNotFound } from "../shared/errors.ts"
-import { build, make, type ReferenceData } from "./ReferenceData.ts"
-import { check, type Override, type Table, type TableName, tableNames, tables, toOverrides } from "./ReferenceTables.ts"
+import { build, bundledFiles, make, type ReferenceData } from "./ReferenceData.ts"
+import {
+  check,
+  type Override,
+  provenance,
+  type Table,
+  type TableName,
+  tableNames,
+  tables,
+  toOverrides
+} from "./ReferenceTables.ts"
 
 /**
  * The operators' corrections of the reference tables (design §6.10, §9): stored in `reference_overrides`,
@@ -37,6 +46,8 @@ export interface Entry {
   readonly value: string | null
   /** What the bundled data says. */
   readonly bundled: string | null
+  /** Where the bundled value comes from, in the files' words (each source's code where they disagree…). */
+  readonly sources: string | null
   /** A stored correction exists for this key (in effect unless `ignored` says why not). */
   readonly overridden: boolean
   readonly note: string | null
@@ -84,6 +95,7 @@ export class ReferenceStore extends Effect.Service<ReferenceStore>()("compliance
     const audit = yield* Audit
     // The bundled tables are checked once here; broken bundled data is a defect at start, as before.
     const bundled = yield* Effect.orDie(make())
+    const about = provenance(bundledFiles)
 
     const stored = SqlSchema.findAll({
       Request: Schema.Void,
@@ -127,6 +139,7 @@ export class ReferenceStore extends Effect.Service<ReferenceStore>()("compliance
         key,
         value: table.lookup(current.data, key),
         bundled: table.lookup(bundled, key),
+        sources: about(table.name, key),
         overridden: row !== undefined,
         note: row?.note ?? null,
         updated_at: row?.updated_at.toISOString() ?? null,

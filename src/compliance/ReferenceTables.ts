@@ -1,7 +1,7 @@
-import { Either, ParseResult, Schema } from "effect"
+import { Either, Option, ParseResult, Schema } from "effect"
 import { COUNTRY_CODES } from "../reservations/countries.ts"
 import { DocumentType, Motivo } from "../reservations/Reservation.ts"
-import { type ReferenceData, type ReferenceOverrides, SireCode } from "./ReferenceData.ts"
+import { type ReferenceData, type ReferenceFiles, type ReferenceOverrides, SireCode } from "./ReferenceData.ts"
 
 /**
  * The reference tables as an operator sees them (design §6.10, §9: `cli reference list|set|unset`): four tables
@@ -140,5 +140,55 @@ export const toOverrides = (overrides: ReadonlyArray<Override>): ReferenceOverri
     ...(some(countries) ? { countries } : {}),
     ...(some(documents) ? { documents } : {}),
     ...(some(motivos) ? { motivos } : {})
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// What the bundled files say about a key: the facts an operator weighs before overriding it
+
+const PerSource = Schema.Record({ key: Schema.String, value: Schema.String })
+const BySource = Schema.Struct({ values: Schema.Record({ key: Schema.String, value: PerSource }) })
+const CountriesNotes = Schema.Struct({
+  conflicts: Schema.optional(BySource),
+  single_source: Schema.optional(BySource),
+  unmapped: Schema.optional(Schema.Struct({ candidates: Schema.optional(PerSource) }))
+})
+const FileNotes = Schema.Struct({ notes: Schema.optional(PerSource) })
+
+/**
+ * Where the bundled value of a key comes from, in the files' own words: the code each source gives where they
+ * disagree or only one has the country (countries.json `conflicts`, `single_source`), what is known of a country
+ * no source has (`unmapped.candidates`), a document's or motivo's note. Null when the files say nothing more.
+ * Only documentation is read here; the files' full schemas are `ReferenceData.build`'s.
+ */
+export const provenance = (files: ReferenceFiles): (table: TableName, key: string) => string | null => {
+  const read = <A, I>(schema: Schema.Schema<A, I>, file: unknown) =>
+    Option.getOrUndefined(Schema.decodeUnknownOption(schema)(file))
+  const countries = read(CountriesNotes, files.countries)
+  const maps = (record: Readonly<Record<string, string>> | undefined) => new Map(Object.entries(record ?? {}))
+  const bySource = (documented: typeof BySource.Type | undefined) =>
+    new Map(Object.entries(documented?.values ?? {}).map(([key, values]) =>
+      [key, Object.entries(values).map(([source, code]) => `${source} ${code}`).join(", ")] as const
+    ))
+  const conflicts = bySource(countries?.conflicts)
+  const single = bySource(countries?.single_source)
+  const candidates = maps(countries?.unmapped?.candidates)
+  const documents = maps(read(FileNotes, files.documents)?.notes)
+  const motivos = maps(read(FileNotes, files.motivos)?.notes)
+  return (table, key) => {
+    switch (table) {
+      case "sire-countries": {
+        const disagree = conflicts.get(key)
+        if (disagree !== undefined) return `the sources disagree: ${disagree}`
+        const only = single.get(key)
+        if (only !== undefined) return `one source only: ${only}`
+        return candidates.get(key) ?? null
+      }
+      case "sire-documents":
+      case "tra-documents":
+        return documents.get(key) ?? null
+      case "tra-motivos":
+        return motivos.get(key) ?? null
+    }
   }
 }

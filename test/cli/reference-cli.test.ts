@@ -57,6 +57,7 @@ interface Entry {
   readonly key: string
   readonly value: string | null
   readonly bundled: string | null
+  readonly sources: string | null
   readonly overridden: boolean
   readonly note: string | null
   readonly updated_at: string | null
@@ -90,16 +91,21 @@ describe("reference list", () => {
       key: "CO",
       value: "169",
       bundled: "169",
+      sources: null,
       overridden: false,
       note: null,
       updated_at: null,
       ignored: null
     })
+    // Where the sources disagree, each one's code is shown beside the bundled one, for an operator to switch.
+    const disputed = entries.find((entry) => entry.sources?.startsWith("the sources disagree") === true)
+    if (disputed !== undefined) expect(disputed.sources).toContain(disputed.bundled!)
     const one = await ok("reference", "list", "--table", "tra-motivos", "--key", "Trabajo")
     expect(one.entries).toEqual([expect.objectContaining({
       table: "tra-motivos",
       key: "Trabajo",
       value: "Negocios y motivos profesionales",
+      sources: expect.stringContaining("Negocios y motivos profesionales"),
       overridden: false
     })])
     const all = await ok("reference", "list")
@@ -162,6 +168,7 @@ describe("a report waiting on an unmapped country is sent by the next run once a
       key: country,
       value: code,
       bundled: before.find((entry) => entry.key === country)!.bundled,
+      sources: before.find((entry) => entry.key === country)!.sources,
       overridden: true,
       note: "checked on the SIRE portal",
       updated_at: expect.any(String),
@@ -301,6 +308,27 @@ describe("refused changes store nothing", () => {
     expect(message).toContain(`the override of sire-countries ${b!.key}`)
     await ok("reference", "unset", "--table", "sire-countries", "--key", b!.key)
     await ok("reference", "unset", "--table", "sire-countries", "--key", a!.key)
+  })
+})
+
+describe("swapping two countries' codes (the sources swap Niger and Nigeria)", () => {
+  test("each step keeps the table valid: withdraw one, set the other, set the first; and back", async () => {
+    const entries = await countries()
+    const [a, b] = entries.filter((entry) => entry.value !== null && entry.key !== "CO" && !entry.overridden)
+    const swap = ["reference", "set", "--table", "sire-countries"]
+    // Directly, either step gives one code to two countries: refused.
+    failed(await cli(...swap, "--key", a!.key, "--value", b!.value!), "invalid_request", 1)
+    await ok(...swap, "--key", b!.key, "--unmapped")
+    await ok(...swap, "--key", a!.key, "--value", b!.value!)
+    await ok(...swap, "--key", b!.key, "--value", a!.value!)
+    const swapped = await countries()
+    expect([a!.key, b!.key].map((key) => swapped.find((entry) => entry.key === key)!.value)).toEqual([b!.value, a!.value])
+    // Back to the bundled codes the same way.
+    await ok(...swap, "--key", a!.key, "--unmapped")
+    await ok("reference", "unset", "--table", "sire-countries", "--key", b!.key)
+    await ok("reference", "unset", "--table", "sire-countries", "--key", a!.key)
+    const back = await countries()
+    expect([a!.key, b!.key].map((key) => back.find((entry) => entry.key === key)!.value)).toEqual([a!.value, b!.value])
   })
 })
 
