@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { isRequeued } from "../compliance/Settlement.ts"
 import type { ReservationRow } from "../reservations/ReservationRow.ts"
 
 /**
@@ -54,7 +55,8 @@ export const reportAlerts = (row: ReportsOf, today: string, rules: ReportRules):
     if (report.status === "error") {
       found.push({ ...base, kind: "report_error", authority, cause: `report_error:${authority}:${row.id}`, message: warning ?? "error" })
     } else if (
-      report.status === "pending" && warning !== null && !rules.notices.includes(warning) &&
+      // A report an operator re-queued (`cli reports retry`) waits for the next run, not for a fix.
+      report.status === "pending" && warning !== null && !rules.notices.includes(warning) && !isRequeued(warning) &&
       row.reservation_status !== "cancelled" && row.check_in <= today
     ) {
       found.push({ ...base, kind: "report_blocked", authority, cause: `report_blocked:${authority}:${row.id}`, message: warning })

@@ -127,9 +127,14 @@ export interface Requeued {
   readonly sire_exit: boolean
 }
 
+const REQUEUED = "re-queued by an operator"
+
 /** The warning of a re-queued report: what happened, and the failure it had (the reason is not lost). */
 export const requeuedWarning = (previous: string | undefined) =>
-  `re-queued by an operator; sent again at the next report run${previous === undefined ? "" : ` (it had failed: ${previous})`}`
+  `${REQUEUED}; sent again at the next report run${previous === undefined ? "" : ` (it had failed: ${previous})`}`
+
+/** A re-queued report's warning says what happened, not what to fix: it holds nothing (alerts, design §9). */
+export const isRequeued = (warning: string) => warning.startsWith(REQUEUED)
 
 /**
  * `cli reports retry` (design §9): the reports in `error` go back to `pending`, with the backoff reset, to be

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { type ReportsOf, reportAlerts, webhookAlert } from "../../src/alerts/Alert.ts"
 import { render } from "../../src/mail/Messages.ts"
 import { MailTemplate } from "../../src/mail/Messages.ts"
+import { requeuedWarning } from "../../src/compliance/Settlement.ts"
 import { NO_EXIT } from "../../src/reservations/Transitions.ts"
 
 /** The alert rules of design §9, one row per situation. */
@@ -48,6 +49,20 @@ describe("reportAlerts", () => {
     [
       "pending with only a notice (the room number sent blank): nothing",
       row({ tra: { status: "pending", reported_at: null, sends_on: "2026-12-10", mincit_code: null, warning: NOTICE } }),
+      "2026-12-12",
+      []
+    ],
+    [
+      "re-queued by an operator (cli reports retry): waiting for the next run, not blocked",
+      row({
+        tra: {
+          status: "pending",
+          reported_at: null,
+          sends_on: "2026-12-10",
+          mincit_code: 7,
+          warning: requeuedWarning("guests[1] was rejected: bad")
+        }
+      }),
       "2026-12-12",
       []
     ],
