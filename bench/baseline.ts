@@ -179,7 +179,25 @@ interface Report {
   readonly sends_on?: string | null
   readonly mincit_code?: number | null
   readonly foreign_guests?: number
+  readonly exit?: ExitReport
 }
+
+interface ExitReport {
+  readonly status: string
+  readonly sends_on: string | null
+  readonly reported_at: string | null
+  readonly warning?: string
+  readonly simulated?: boolean
+}
+
+// SireExitReport's key order.
+const encodeExit = (exit: ExitReport) => ({
+  status: exit.status,
+  sends_on: exit.sends_on,
+  reported_at: exit.reported_at,
+  ...(exit.warning === undefined ? {} : { warning: exit.warning }),
+  ...(exit.simulated === undefined ? {} : { simulated: exit.simulated })
+})
 
 interface ReservationRow {
   readonly id: string
@@ -216,7 +234,7 @@ const encodeReport = (report: Report, tail: "tra" | "sire") => ({
   ...(report.simulated === undefined ? {} : { simulated: report.simulated }),
   ...(tail === "tra"
     ? { sends_on: report.sends_on, mincit_code: report.mincit_code }
-    : { foreign_guests: report.foreign_guests })
+    : { foreign_guests: report.foreign_guests, exit: encodeExit(report.exit!) })
 })
 // Views.reservationResponse (the service sends it with HttpServerResponse.unsafeJson: this key order).
 const reservationResponse = (row: ReservationRow, replay: boolean) => ({
@@ -416,7 +434,13 @@ const createReservation = async (request: Request): Promise<Response> => {
       ["contract_signer", null],
       ["tra", JSON.stringify({ status: "not_applicable", sends_on: null, ...simulated, reported_at: null, mincit_code: null })],
       ["tra_reported", false],
-      ["sire", JSON.stringify({ status: "not_applicable", foreign_guests: 0, ...simulated, reported_at: null })],
+      ["sire", JSON.stringify({
+        status: "not_applicable",
+        foreign_guests: 0,
+        ...simulated,
+        reported_at: null,
+        exit: { status: "not_applicable", sends_on: null, reported_at: null }
+      })],
       ["sire_reported", false],
       ["fingerprint", fp],
       ["cancelled_at", null],

@@ -18,6 +18,8 @@
 #   BENCH_PG_LOG (PostgreSQL's log file for the same-SQL check; "none" skips the check),
 #   BENCH_COMPARE_REF (a git ref, e.g. f27a162, the @effect/sql house path: also measures the service as of that commit, from a `git archive`
 #   copy sharing node_modules; the ratio and the verdict stay those of the working tree),
+#   BENCH_ACCESS_LOG=1 also measures the working tree with LOG_LEVEL=Info ("svc+log": the access log's one line per
+#   request written to its log file, as in production) beside the usual LOG_LEVEL=Warning service,
 #   BENCH_KEEP=1 keeps the work directory (raw wrk outputs, server logs, SQL logs).
 set -euo pipefail
 
@@ -37,6 +39,7 @@ PGPORT_=${BENCH_PGPORT:-5432}
 PGUSER_=${BENCH_PGUSER:-postgres}
 QUIET_WAIT=${BENCH_QUIET_WAIT:-15}
 COMPARE_REF=${BENCH_COMPARE_REF:-}
+ACCESS_LOG=${BENCH_ACCESS_LOG:-}
 CASES_SEL=${BENCH_CASES:-properties,get,create}
 TARGET_RATIO=0.5
 TARGET_RSS_MB=300   # properties (foundation benchmark)
@@ -58,7 +61,7 @@ export PGOPTIONS="-c client_min_messages=warning"
 PSQL=(psql -X -q -v ON_ERROR_STOP=1 -h "$PGHOST_" -p "$PGPORT_" -U "$PGUSER_")
 
 WORK=$(mktemp -d /tmp/bench-partner.XXXXXX)
-declare -A PID=() PORT=() DIR=()
+declare -A PID=() PORT=() DIR=() LEVEL=()
 SERVERS=()      # measured servers, in round-1 order
 CLEANED=0
 
@@ -109,7 +112,7 @@ start_server() { # name
       "$BUN" bench/baseline.ts >>"$WORK/$name.log" 2>&1 &
   else
     mkdir -p "$WORK/$name.data"
-    (cd "${DIR[$name]}" && exec env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL=Warning ADMIN_TOKEN="$ADMIN_TOKEN" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" \
+    (cd "${DIR[$name]}" && exec env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL="${LEVEL[$name]:-Warning}" LOG_FORMAT=json ADMIN_TOKEN="$ADMIN_TOKEN" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" \
       DB_POOL_SIZE="$POOL" PORT="${PORT[$name]}" HOST=127.0.0.1 DATA_DIR="$WORK/$name.data" REDIS_URL= \
       "$BUN" src/main.ts) >>"$WORK/$name.log" 2>&1 &
   fi
@@ -137,6 +140,12 @@ if [[ -n "$COMPARE_REF" ]]; then
   ln -s "$ROOT/node_modules" "$WORK/ref/node_modules"
   SERVERS+=("$REF_NAME")
   log "also measuring the service as of $COMPARE_REF ($REF_NAME)"
+fi
+if [[ -n "$ACCESS_LOG" ]]; then
+  DIR[svc+log]=$ROOT
+  LEVEL[svc+log]=Info
+  SERVERS+=(svc+log)
+  log "also measuring the working tree with LOG_LEVEL=Info (svc+log: one access-log line per request)"
 fi
 SERVERS+=(baseline)
 
