@@ -69,6 +69,11 @@ export interface AppConfigShape {
   readonly reportLease: Duration.Duration
   /** Crash-test failpoints (`FAILPOINTS`, comma-separated names; `shared/Failpoints.ts`). Empty in production. */
   readonly failpoints: ReadonlySet<string>
+  /**
+   * On SIGTERM/SIGINT, how long requests in flight get to finish once the listener has closed (design §9);
+   * `SHUTDOWN_DRAIN_SECONDS`, default 10.
+   */
+  readonly shutdownDrain: Duration.Duration
   /** `open`: anyone may sign up in the panel (test environment only until an operator enables live), design §8. */
   readonly panelSignup: "open" | "closed"
 }
@@ -169,6 +174,14 @@ const config = Config.all({
   failpoints: Config.string("FAILPOINTS").pipe(
     Config.withDefault(""),
     Config.map((value) => new Set(value.split(",").map((name) => name.trim()).filter((name) => name !== "")))
+  ),
+  shutdownDrain: Config.integer("SHUTDOWN_DRAIN_SECONDS").pipe(
+    Config.withDefault(10),
+    Config.validate({
+      message: "SHUTDOWN_DRAIN_SECONDS must be a whole number of seconds between 0 and 3600",
+      validation: (seconds) => seconds >= 0 && seconds <= 3600
+    }),
+    Config.map(Duration.seconds)
   ),
   panelSignup: optionalChoice("PANEL_SIGNUP", ["open", "closed"]).pipe(
     Config.map(Option.getOrElse(() => "closed" as const))

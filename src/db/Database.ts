@@ -6,6 +6,7 @@ import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import Pg from "pg"
 import { AppConfig } from "../config/AppConfig.ts"
+import * as DataDirLock from "./DataDirLock.ts"
 
 /** Which database the process talks to; readiness and the polling-vs-LISTEN choice depend on it. */
 export interface DatabaseInfo {
@@ -101,10 +102,12 @@ const postgres = (url: Redacted.Redacted, poolSize: number) =>
 
 /**
  * Embedded PostgreSQL: PGlite keeps its data in `DATA_DIR/pg` and is reached through pglite-socket with the
- * same `pg` client as production. Loaded by dynamic import so production images never initialise it.
+ * same `pg` client as production. Loaded by dynamic import so production images never initialise it. The
+ * directory's lock is taken first and given back last: a second process stops before it opens any file.
  */
-const embedded = (dataDir: string) =>
+const embedded = (dataDir: string, servicePort: number) =>
   Layer.unwrapScoped(Effect.gen(function*() {
+    yield* DataDirLock.acquire(dataDir, servicePort)
     const dir = NodePath.resolve(dataDir, "pg")
     yield* Effect.promise(() => NodeFs.mkdir(dir, { recursive: true }))
     const { PGlite } = yield* Effect.promise(() => import("@electric-sql/pglite"))
@@ -140,10 +143,10 @@ const embedded = (dataDir: string) =>
 /** `SqlClient` + `PgClient` + `Database` + `PgPool` for the configured database. */
 export const layer: Layer.Layer<
   Database | PgPool | PgClient.PgClient | SqlClient.SqlClient,
-  DatabaseUnavailable | SqlError.SqlError,
+  DatabaseUnavailable | DataDirLock.DataDirInUse | DataDirLock.DataDirLockUnreadable | SqlError.SqlError,
   AppConfig
 > = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
   Option.match(config.databaseUrl, {
-    onNone: () => embedded(config.dataDir),
+    onNone: () => embedded(config.dataDir, config.port),
     onSome: (url) => postgres(url, config.dbPoolSize)
   })))

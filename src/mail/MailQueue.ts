@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Duration, Effect, Either, Fiber, FiberSet, Layer, Option, Schedule } from "effect"
+import { JobLeases } from "../db/JobLeases.ts"
 import { delayBeforeRetry } from "../shared/DurableRetry.ts"
 import { type MailFailed, Mailer } from "./Mailer.ts"
 import { type MailLanguage, type MailTemplate, render } from "./Messages.ts"
@@ -82,6 +83,10 @@ export interface ClaimedMail {
 export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const leases = yield* (yield* JobLeases).register("mail", (ids, until) =>
+      sql<{ id: string }>`
+        UPDATE mail_outbox SET lease_until = NULL WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
+        .pipe(Effect.map((rows) => rows.length), Effect.orDie))
 
     /** `enqueueMail` with this service's client; it still joins the caller's transaction. */
     const enqueue = (mail: MailToSend): Effect.Effect<string> =>
@@ -101,8 +106,10 @@ export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
             ORDER BY next_attempt_at
             LIMIT ${limit}
             FOR UPDATE SKIP LOCKED)
-          RETURNING id, recipient, template, subject, text_body, html_body, attempts, created_at`
-      }).pipe(Effect.orDie)
+          RETURNING id, recipient, template, subject, text_body, html_body, attempts, created_at`.pipe(
+          Effect.tap((jobs) => leases.held(jobs.map((job) => job.id), leaseUntil))
+        )
+      }).pipe(Effect.orDie, Effect.uninterruptible)
 
     const markFailed = (job: ClaimedMail, error: MailFailed, at: Date) =>
       Effect.zipRight(
@@ -157,7 +164,8 @@ export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
       Effect.flatMap(Mailer, (mailer) =>
         mailer.send({ to: job.recipient, subject: job.subject, text: job.text_body, html: job.html_body }).pipe(
           Effect.either,
-          Effect.flatMap((result) => record(job, Either.getLeft(result)))
+          Effect.flatMap((result) => record(job, Either.getLeft(result))),
+          Effect.zipRight(leases.settled([job.id]))
         )).pipe(Effect.withSpan("MailQueue.deliver"))
 
     /** Claims up to `limit` due messages and sends them all at once; answers how many were claimed. */

@@ -262,6 +262,14 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           ? Effect.void
           : sql`UPDATE reservations SET report_lease_until = ${until} WHERE id IN ${sql.in(ids)} AND report_lease_until IS NOT NULL`
             .pipe(Effect.asVoid, Effect.orDie),
+      /** A stopping process gives back the leases it still holds at `until` (`db/JobLeases.ts`); answers how many. */
+      releaseReportLeasesHeldUntil: (ids: ReadonlyArray<string>, until: Date) =>
+        ids.length === 0
+          ? Effect.succeed(0)
+          : sql<{ id: string }>`
+            UPDATE reservations SET report_lease_until = NULL
+            WHERE id IN ${sql.in(ids)} AND report_lease_until = ${until}
+            RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
       releaseReportLeases: (ids: ReadonlyArray<string>) =>
         ids.length === 0
           ? Effect.void

@@ -2,6 +2,7 @@ import { HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
+import { JobLeases } from "../db/JobLeases.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { SafeHttp } from "../net/SafeHttp.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
@@ -92,6 +93,10 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
     const sql = yield* SqlClient.SqlClient
     const http = yield* SafeHttp
     const reservations = yield* ReservationRepo
+    const leases = yield* (yield* JobLeases).register("webhook delivery", (ids, until) =>
+      sql<{ id: string }>`
+        UPDATE webhook_deliveries SET lease_until = NULL WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
+        .pipe(Effect.map((rows) => rows.length), Effect.orDie))
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
 
@@ -124,8 +129,10 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
               FOR UPDATE SKIP LOCKED)
             RETURNING id, endpoint_id, event_seq, event_id, event_type, cycle_attempts, max_attempts)
           SELECT ${sql.literal(CLAIMED_COLUMNS)}
-          FROM c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN events ev ON ev.seq = c.event_seq`
-      })
+          FROM c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN events ev ON ev.seq = c.event_seq`.pipe(
+          Effect.tap((jobs) => leases.held(jobs.map((job) => job.id), leaseUntil))
+        )
+      }).pipe(Effect.uninterruptible)
 
     /** Sends one claimed delivery and answers what happened; records nothing. */
     const send = (job: ClaimedDelivery) =>
@@ -198,6 +205,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
             next_attempt_at = CASE WHEN ${delivered} OR status = 'pending' THEN ${nextAttemptAt}::timestamptz
               ELSE next_attempt_at END
           WHERE id = ${job.id}`
+        yield* leases.settled([job.id])
         return { delivered, httpStatus: sent.httpStatus, durationMs: sent.durationMs, error: sent.error, status }
       }).pipe(Effect.withSpan("Deliveries.attempt", { attributes: { "webhook.event": job.event_type } }))
 
@@ -314,6 +322,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
             body
           } satisfies ClaimedDelivery
         }).pipe(sql.withTransaction)
+        yield* leases.held([job.id], leaseUntil)
         const outcome = yield* attempt(job)
         return {
           event_id: eventId,

@@ -31,7 +31,7 @@ test("an unreachable DATABASE_URL stops start-up with a non-zero exit and a clea
   expect(output).toContain("Set DATABASE_URL to a reachable PostgreSQL")
   // the password never reaches the log
   expect(output).not.toContain("s3cret")
-  expect(output).not.toContain("Listening on")
+  expect(output).not.toContain("listening on")
 }, 20_000)
 
 test("a healthy process answers /healthz and /readyz, and exits 0 promptly on SIGTERM, cleaning up", async () => {

@@ -105,7 +105,7 @@ export const spawnService = (env: Record<string, string>): ServiceProcess => {
     }
   }
   const pumped = Promise.all([pump(child.stdout), pump(child.stderr)])
-  const address = () => /Listening on (http:\/\/[0-9.]+:\d+)/.exec(text)?.[1]
+  const address = () => /listening on (http:\/\/[0-9.]+:\d+)/i.exec(text)?.[1]
 
   const ready = (timeoutMs = 20_000) =>
     new Promise<string>((resolve, reject) => {
