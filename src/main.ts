@@ -4,11 +4,14 @@ import { App } from "./App.ts"
 import * as AppConfig from "./config/AppConfig.ts"
 import * as Logging from "./config/Logging.ts"
 import { DatabaseUnavailable } from "./db/Database.ts"
+import { SecretsKeyRequired } from "./secrets/SecretBox.ts"
 
 const startupFailure = (cause: Cause.Cause<unknown>) => {
   const failure = Cause.squash(cause)
   return failure instanceof DatabaseUnavailable
     ? `start-up failed: ${failure.message}. Set DATABASE_URL to a reachable PostgreSQL, or unset it to use the embedded database.`
+    : failure instanceof SecretsKeyRequired
+    ? `start-up failed: ${failure.message}.`
     : `start-up failed: ${Cause.pretty(cause)}`
 }
 
