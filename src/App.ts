@@ -37,6 +37,8 @@ import * as Mailer from "./mail/Mailer.ts"
 import * as MailQueueModule from "./mail/MailQueue.ts"
 import { Resolver, SafeHttp } from "./net/SafeHttp.ts"
 import { ReservationsLive } from "./reservations/Http.ts"
+import * as SecretBox from "./secrets/SecretBox.ts"
+import * as StoredSecrets from "./secrets/StoredSecrets.ts"
 import { Modifications } from "./reservations/Modifications.ts"
 import { Registrations } from "./reservations/Registrations.ts"
 import { Reservations } from "./reservations/Reservations.ts"
@@ -136,6 +138,7 @@ const Services = Layer.mergeAll(
   ReferenceStore.Default,
   ReportOps.Default.pipe(Layer.provide(ReservationsLayer)),
   MailQueueModule.MailQueue.Default,
+  StoredSecrets.StoredSecrets.Default,
   GuestCheckin.Default.pipe(Layer.provide([ReservationsLayer, Outbox.Default, DocumentStore.filesystem]))
 )
 
@@ -279,7 +282,10 @@ export const App = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
     Layer.provideMerge(Layer.mergeAll(http, workers).pipe(Layer.provide(Services))),
     Layer.provideMerge(server),
     Layer.provideMerge(Lifecycle),
+    Layer.provide(StoredSecrets.sealOnStart.pipe(Layer.provide(StoredSecrets.StoredSecrets.Default))),
     Layer.provide(MigrateOnStart),
-    Layer.provideMerge(Database.layer)
+    Layer.provideMerge(Database.layer),
+    // First: a missing SECRETS_KEY stops start-up before the database is touched.
+    Layer.provideMerge(SecretBox.layer)
   )
 }))

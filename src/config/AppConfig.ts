@@ -76,6 +76,14 @@ export interface AppConfigShape {
   readonly shutdownDrain: Duration.Duration
   /** `open`: anyone may sign up in the panel (test environment only until an operator enables live), design §8. */
   readonly panelSignup: "open" | "closed"
+  /**
+   * `SECRETS_KEY`: the AES-256-GCM key (32 bytes, base64) of the secrets stored in the database (design §3, §9);
+   * unset: generated into `DATA_DIR/secrets-key` in embedded mode, refused at start with `DATABASE_URL`
+   * (`secrets/SecretBox.ts`).
+   */
+  readonly secretsKey: Option.Option<Redacted.Redacted<Uint8Array>>
+  /** `SECRETS_KEY_PREVIOUS`: still read during a rotation, never written with (design §9). */
+  readonly secretsKeyPrevious: Option.Option<Redacted.Redacted<Uint8Array>>
 }
 
 export class AppConfig extends Context.Tag("config/AppConfig")<AppConfig, AppConfigShape>() {}
@@ -121,6 +129,28 @@ const smtpUrl = Config.redacted("SMTP_URL").pipe(
       : Either.left(ConfigError.InvalidData(["SMTP_URL"], "expected smtp://[user:pass@]host[:port] or smtps://…"))
   })
 )
+
+/**
+ * A 32-byte key in base64 (`openssl rand -base64 32`); empty means unset. Errors never repeat the value: it is
+ * the key.
+ */
+const secretsKey = (name: string) =>
+  Config.redacted(name).pipe(
+    Config.option,
+    Config.mapOrFail((value) => {
+      const set = Option.filter(Option.map(value, (v) => Redacted.value(v).trim()), (v) => v !== "")
+      if (Option.isNone(set)) return Either.right(Option.none<Redacted.Redacted<Uint8Array>>())
+      const bytes = /^[A-Za-z0-9+/]+={0,2}$|^[A-Za-z0-9_-]+$/.test(set.value)
+        ? Buffer.from(set.value, "base64")
+        : Buffer.alloc(0)
+      return bytes.length === 32
+        ? Either.right(Option.some(Redacted.make(new Uint8Array(bytes))))
+        : Either.left(ConfigError.InvalidData(
+          [name],
+          `expected 32 bytes in base64 (44 characters, e.g. from \`openssl rand -base64 32\`); got ${bytes.length} bytes`
+        ))
+    })
+  )
 
 /** `MAIL_FROM`: one address, bare or with a display name; empty means the default. */
 const mailFrom = Config.string("MAIL_FROM").pipe(
@@ -186,6 +216,8 @@ const config = Config.all({
   panelSignup: optionalChoice("PANEL_SIGNUP", ["open", "closed"]).pipe(
     Config.map(Option.getOrElse(() => "closed" as const))
   ),
+  secretsKey: secretsKey("SECRETS_KEY"),
+  secretsKeyPrevious: secretsKey("SECRETS_KEY_PREVIOUS"),
   allowPrivateUrls: optionalChoice("WEBHOOK_ALLOW_PRIVATE_URLS", ["true", "false", "1", "0"]).pipe(
     Config.map(Option.exists((value) => value === "true" || value === "1"))
   ),

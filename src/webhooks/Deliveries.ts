@@ -5,6 +5,7 @@ import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { JobLeases } from "../db/JobLeases.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { SafeHttp } from "../net/SafeHttp.ts"
+import { SecretBox } from "../secrets/SecretBox.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import { DeliveryNotFound } from "../shared/errors.ts"
 import { newEventId, pingBody } from "./Event.ts"
@@ -32,6 +33,7 @@ export interface ClaimedDelivery {
   readonly cycle_attempts: number
   readonly max_attempts: number
   readonly url: string
+  /** As stored: sealed (`SecretBox`); opened only to sign the attempt. */
   readonly secret: string
   readonly include_guests: boolean
   readonly is_active: boolean
@@ -97,6 +99,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
       sql<{ id: string }>`
         UPDATE webhook_deliveries SET lease_until = NULL WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
         .pipe(Effect.map((rows) => rows.length), Effect.orDie))
+    const box = yield* SecretBox
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
 
@@ -139,8 +142,10 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
       Effect.gen(function*() {
         const started = yield* Clock.currentTimeMillis
         const body = bodyFor(job.body, job.include_guests)
+        // A secret no configured key opens is a configuration fault (a wrong SECRETS_KEY): loud, not a failed attempt.
+        const secret = yield* Effect.orDie(box.open(job.secret))
         const headers = deliveryHeaders({
-          secret: job.secret,
+          secret,
           eventId: job.event_id,
           eventType: job.event_type,
           timestamp: Math.floor(started / 1000),
