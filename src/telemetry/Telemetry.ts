@@ -20,12 +20,6 @@ export class MetricsListener extends Context.Tag("telemetry/MetricsListener")<
 const SAMPLE_BUDGET = Duration.seconds(2)
 
 /**
- * How long one sample serves: Prometheus servers scraping the same instance (a pair for availability) share it
- * rather than each running the statements.
- */
-const SAMPLE_TTL = Duration.seconds(5)
-
-/**
  * The Prometheus listener on `METRICS_PORT`: `GET /metrics` answers every Effect `Metric` of the process in the
  * Prometheus text format, through @effect/opentelemetry's metric producer and the OpenTelemetry Prometheus
  * exporter (its own server is not started: ours is Bun's, closed with the app). The database gauges are sampled
@@ -46,12 +40,11 @@ const listen = (port: number, host: string, serviceName: string) =>
     yield* OtelMetrics.registerProducer(producer, () => exporter)
 
     const sampler = yield* Sampler.make
-    const sample = yield* Effect.cachedWithTTL(
-      sampler.sample.pipe(
-        Effect.timeout(SAMPLE_BUDGET),
-        Effect.catchAllCause((cause) => Effect.logWarning("metrics: database figures not sampled", cause))
-      ),
-      SAMPLE_TTL
+    // Sampled afresh at every scrape (a few grouped counts; Prometheus asks every 15 s or so): a figure is never
+    // older than the scrape that shows it.
+    const sample = sampler.sample.pipe(
+      Effect.timeout(SAMPLE_BUDGET),
+      Effect.catchAllCause((cause) => Effect.logWarning("metrics: database figures not sampled", cause))
     )
 
     const scrape = Effect.gen(function*() {
