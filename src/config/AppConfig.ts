@@ -84,6 +84,18 @@ export interface AppConfigShape {
   readonly secretsKey: Option.Option<Redacted.Redacted<Uint8Array>>
   /** `SECRETS_KEY_PREVIOUS`: still read during a rotation, never written with (design §9). */
   readonly secretsKeyPrevious: Option.Option<Redacted.Redacted<Uint8Array>>
+  /**
+   * The Prometheus listener's port (design §9), on `HOST`; unset: no listener. Never the public port: the
+   * metrics name routes and queues an outsider has no business seeing. 0 picks a free port (tests).
+   */
+  readonly metricsPort: Option.Option<number>
+  /**
+   * The OpenTelemetry collector's OTLP/HTTP base URL (`OTEL_EXPORTER_OTLP_ENDPOINT`, the standard variable);
+   * spans go to `<it>/v1/traces`. Unset: no exporter is loaded and no request span is made.
+   */
+  readonly otlpEndpoint: Option.Option<string>
+  /** `service.name` of the spans and metrics (`OTEL_SERVICE_NAME`, the standard variable). */
+  readonly otelServiceName: string
 }
 
 export class AppConfig extends Context.Tag("config/AppConfig")<AppConfig, AppConfigShape>() {}
@@ -221,6 +233,25 @@ const config = Config.all({
   allowPrivateUrls: optionalChoice("WEBHOOK_ALLOW_PRIVATE_URLS", ["true", "false", "1", "0"]).pipe(
     Config.map(Option.exists((value) => value === "true" || value === "1"))
   ),
+  // Empty means unset, as for the other optional settings.
+  metricsPort: Config.string("METRICS_PORT").pipe(
+    Config.option,
+    Config.mapOrFail((value) => {
+      const set = Option.filter(Option.map(value, (v) => v.trim()), (v) => v !== "")
+      if (Option.isNone(set)) return Either.right(Option.none<number>())
+      const port = Number(set.value)
+      return /^\d+$/.test(set.value) && port <= 65535
+        ? Either.right(Option.some(port))
+        : Either.left(
+          ConfigError.InvalidData(["METRICS_PORT"], `expected a port (0–65535), got ${JSON.stringify(set.value)}`)
+        )
+    })
+  ),
+  otlpEndpoint: httpUrl("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(Config.map(Option.map((url) => url.replace(/\/+$/, "")))),
+  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(
+    Config.withDefault(""),
+    Config.map((name) => name.trim() === "" ? "partner-registration" : name.trim())
+  ),
   trmUrl: Config.string("TRM_URL").pipe(
     Config.option,
     Config.mapOrFail((value) => {
@@ -247,6 +278,11 @@ export const make: Effect.Effect<AppConfigShape, import("effect/ConfigError").Co
   Effect.filterOrFail(
     (c) => c.sireMode === "manual" || Option.isSome(c.sireGatewayUrl),
     () => ConfigError.InvalidData(["SIRE_GATEWAY_URL"], "SIRE_MODE=gateway needs SIRE_GATEWAY_URL")
+  ),
+  Effect.filterOrFail(
+    (c) => !Option.exists(c.metricsPort, (port) => port !== 0 && port === c.port),
+    () =>
+      ConfigError.InvalidData(["METRICS_PORT"], "METRICS_PORT must differ from PORT: metrics are never on the public port")
   )
 )
 

@@ -1,9 +1,10 @@
 import * as RateLimiter from "@effect/experimental/RateLimiter"
-import { Clock, Context, Duration, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Layer, Metric, Option, Redacted, Scope } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import type { KeyLimits } from "../auth/CurrentKey.ts"
 import { RateLimited } from "../shared/errors.ts"
 import * as RedisStore from "./RedisStore.ts"
+import * as Metrics from "../shared/Metrics.ts"
 
 /** The spec's three per-key budgets ("Limits"); design §6.15 says which request counts where. */
 export type Bucket = "reads" | "writes" | "tests"
@@ -96,6 +97,13 @@ const makeOutageLog = () => {
   }
 }
 
+/** Who a budget belongs to, for the refusals metric: a partner key, a check-in link or the panel's sign-in. */
+const ownerOf = (key: string) => key.startsWith("checkin:") ? "checkin" : key.startsWith("panel:") ? "panel" : "api_key"
+
+/** A refusal counted by owner and bucket (`what` is one of a few fixed phrases, never a key or an address). */
+const countRefusal = (key: string, what: string) =>
+  Metric.increment(Metric.tagged(Metric.tagged(Metrics.rateLimitRefusals, "owner", ownerOf(key)), "bucket", what))
+
 const make = Effect.gen(function*() {
   const limiter = yield* RateLimiter.RateLimiter
   const outage = makeOutageLog()
@@ -118,7 +126,7 @@ const make = Effect.gen(function*() {
           }
           const retryAfterMillis = Math.max(1000, Duration.toMillis(error.retryAfter))
           const retryAfter = Math.ceil(retryAfterMillis / 1000)
-          return Effect.succeed({
+          return Effect.as(countRefusal(key, what), {
             allowed: false,
             headers: {
               ...headers(limit, 0, Math.ceil((now + retryAfterMillis) / 1000)),

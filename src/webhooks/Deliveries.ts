@@ -1,6 +1,6 @@
 import { HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
+import { Clock, DateTime, Duration, Effect, Either, Metric, Option } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { JobLeases } from "../db/JobLeases.ts"
 import type { Environment } from "../shared/Environment.ts"
@@ -8,6 +8,7 @@ import { SafeHttp } from "../net/SafeHttp.ts"
 import { SecretBox } from "../secrets/SecretBox.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import { DeliveryNotFound } from "../shared/errors.ts"
+import * as Metrics from "../shared/Metrics.ts"
 import { newEventId, pingBody } from "./Event.ts"
 import { DELIVERY_TIMEOUT, nextRetry, PING_MAX_ATTEMPTS, retryAfter } from "./RetryPolicy.ts"
 import { bodyFor, deliveryHeaders } from "./Signature.ts"
@@ -180,6 +181,17 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
           ? yield* send(job)
           : { httpStatus: null, durationMs: 0, error: "the webhook endpoint was deactivated", retryAfter: undefined }
         const delivered = sent.error === null
+        yield* Metric.increment(Metric.tagged(
+          Metrics.webhookAttempts,
+          "outcome",
+          !job.is_active
+            ? "endpoint_inactive"
+            : delivered
+            ? "delivered"
+            : sent.httpStatus === null
+            ? "network_error"
+            : "http_error"
+        ))
         const cycleAttempt = job.cycle_attempts + 1
         const retry = delivered || !job.is_active
           ? Option.none()
