@@ -69,10 +69,12 @@ export const make: Effect.Effect<RequestDrainShape> = Effect.sync(() => {
       state.draining = true
       // Resolves once the connections with a request in flight are done (idle keep-alive ones are closed).
       const stopped = state.listener?.stop(false)
-      yield* Effect.all([idle, stopped === undefined ? Effect.void : Effect.promise(() => stopped)], {
+      // A finalizer runs uninterruptibly; the wait must be interruptible for the timeout to end it.
+      const settled = Effect.all([idle, stopped === undefined ? Effect.void : Effect.promise(() => stopped)], {
         concurrency: "unbounded",
         discard: true
-      }).pipe(Effect.timeout(within), Effect.ignore)
+      })
+      yield* Effect.interruptible(settled).pipe(Effect.timeout(within), Effect.ignore)
       state.outcome = { drained: state.finishedWhileDraining, cut: state.inFlight }
       return state.outcome
     })

@@ -191,7 +191,11 @@ export const loop = Layer.scopedDiscard(Effect.gen(function*() {
   const mailer = yield* Mailer
   const sends = yield* FiberSet.make<void, never>()
   // Finalizers run in reverse: the loop fiber (forked below) stops, then this grace, then the set is closed.
-  yield* Effect.addFinalizer(() => FiberSet.awaitEmpty(sends).pipe(Effect.timeout(MAIL_SHUTDOWN_GRACE), Effect.ignore))
+  // A finalizer is uninterruptible: without `interruptible` the timeout could not end the wait, and a hanging
+  // SMTP server would hold the shutdown for SMTP_SEND_TIMEOUT instead of this grace.
+  yield* Effect.addFinalizer(() =>
+    Effect.interruptible(FiberSet.awaitEmpty(sends)).pipe(Effect.timeout(MAIL_SHUTDOWN_GRACE), Effect.ignore)
+  )
 
   const round = Effect.gen(function*() {
     const jobs = yield* queue.claim(MAIL_BATCH)

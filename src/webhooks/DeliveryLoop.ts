@@ -46,6 +46,8 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   yield* Effect.addFinalizer(() =>
     Ref.get(inFlight).pipe(
       Effect.repeat({ until: (n) => n === 0, schedule: Schedule.spaced("50 millis") }),
+      // A finalizer is uninterruptible: the wait must not be, for the timeout to end it.
+      Effect.interruptible,
       Effect.timeout(Duration.sum(DELIVERY_TIMEOUT, Duration.seconds(1))),
       Effect.ignore,
       Effect.zipRight(Scope.close(attempts, Exit.void))
