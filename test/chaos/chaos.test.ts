@@ -43,7 +43,7 @@ const check = (row: ChaosRow) => {
 test(`chaos (${FULL ? "full" : "short"}): every fault applied and restored under load, nothing lost`, async () => {
   const rows = await runChaos(
     FULL
-      ? { faults: ALL, faultMs: 10_000, calmMs: 8_000, settleMs: 60_000, log: (line) => console.error(`[chaos] ${line}`) }
+      ? { faults: ALL, faultMs: 10_000, calmMs: 8_000, settleMs: 120_000, log: (line) => console.error(`[chaos] ${line}`) }
       // A report run the cut interrupted keeps its lease (REPORT_LEASE, 1 minute by default) before another
       // run may take its reservations: shortened here so the short run settles in seconds.
       : { faults: SHORT, faultMs: 2_000, calmMs: 1_500, settleMs: 20_000, env: { REPORT_LEASE: "3 seconds" } }
