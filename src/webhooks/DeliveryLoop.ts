@@ -1,4 +1,18 @@
-import { Cause, DateTime, Duration, Effect, ExecutionStrategy, Exit, Layer, Option, Queue, Ref, Schedule, Scope, Stream } from "effect"
+import {
+  Cause,
+  DateTime,
+  Duration,
+  Effect,
+  ExecutionStrategy,
+  Exit,
+  Layer,
+  Option,
+  Queue,
+  Ref,
+  Schedule,
+  Scope,
+  Stream
+} from "effect"
 import { Database, PgPool } from "../db/Database.ts"
 import * as Listen from "../db/Listen.ts"
 import { Deliveries } from "./Deliveries.ts"

@@ -32,7 +32,7 @@ const timed = async <A>(run: () => Promise<A>) => {
 }
 
 describe("PostgreSQL away (a fault proxy between the service and the database)", () => {
-  test("every request answers 503 service_unavailable in the Error shape within 10 s; recovers without a restart", async () => {
+  test("every request: 503 service_unavailable in the Error shape within 10 s; back without a restart", async () => {
     const property = account.testProperties[0]!.property_id
     expect((await call(app, "GET", "/api/partners/properties", { key: account.testKey })).status).toBe(200)
 
