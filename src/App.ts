@@ -37,6 +37,8 @@ import * as Mailer from "./mail/Mailer.ts"
 import * as MailQueueModule from "./mail/MailQueue.ts"
 import { Resolver, SafeHttp } from "./net/SafeHttp.ts"
 import { ReservationsLive } from "./reservations/Http.ts"
+import * as SecretBox from "./secrets/SecretBox.ts"
+import * as StoredSecrets from "./secrets/StoredSecrets.ts"
 import { Modifications } from "./reservations/Modifications.ts"
 import { Registrations } from "./reservations/Registrations.ts"
 import { Reservations } from "./reservations/Reservations.ts"
@@ -47,6 +49,7 @@ import { Outbox } from "./webhooks/Outbox.ts"
 import { WebhookEndpoints } from "./webhooks/WebhookEndpoints.ts"
 import * as Trm from "./trm/Trm.ts"
 import * as RateLimits from "./ratelimit/RateLimits.ts"
+import * as Telemetry from "./telemetry/Telemetry.ts"
 import * as Heartbeat from "./workers/Heartbeat.ts"
 import * as PanelHttp from "./panel/Http.ts"
 import * as PanelPage from "./panel/Page.ts"
@@ -136,6 +139,7 @@ const Services = Layer.mergeAll(
   ReferenceStore.Default,
   ReportOps.Default.pipe(Layer.provide(ReservationsLayer)),
   MailQueueModule.MailQueue.Default,
+  StoredSecrets.StoredSecrets.Default,
   GuestCheckin.Default.pipe(Layer.provide([ReservationsLayer, Outbox.Default, DocumentStore.filesystem]))
 )
 
@@ -195,17 +199,23 @@ const PartnerHttp = HttpApiBuilder.serve(RequestDrain.middleware).pipe(
     Layer.provide(PartnerAuth.layer)
   )),
   Layer.provide(AdminToken.layer),
-  Layer.provide(LongPathParams),
-  // Per-request tracing spans cost ~30 % of throughput (stack-notes §6); spans inside services stay.
-  HttpMiddleware.withTracerDisabledWhen(() => true)
+  Layer.provide(LongPathParams)
 )
 
 /** What ROLE=worker serves: health only. */
 const WorkerHttp = HttpApiBuilder.serve(RequestDrain.middleware).pipe(
   Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(WorkerApi, []))),
-  Layer.provide(HttpApiBuilder.api(WorkerApi).pipe(Layer.provide(WorkerHealthLive))),
-  HttpMiddleware.withTracerDisabledWhen(() => true)
+  Layer.provide(HttpApiBuilder.api(WorkerApi).pipe(Layer.provide(WorkerHealthLive)))
 )
+
+/**
+ * Per-request spans cost ~30 % of throughput (stack-notes §6): made only when traces are exported
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT`), and then not for the probes, which would bury the requests.
+ */
+const requestSpans = (traced: boolean) =>
+  HttpMiddleware.withTracerDisabledWhen((request) =>
+    !traced || request.url === "/healthz" || request.url === "/readyz"
+  )
 
 /** Background loops (ROLE=worker|all): heartbeat, document photos, webhook deliveries, report runs, e-mail. */
 const Workers = Layer.mergeAll(
@@ -262,10 +272,12 @@ const Started = Layer.scopedDiscard(Effect.gen(function*() {
 
 /**
  * The one production composition: HTTP and/or workers by ROLE, over the services, over the migrated
- * database. Exposes the HTTP server (tests read its address) and the database.
+ * database. Exposes the HTTP server and the metrics listener (tests read their addresses) and the database.
  */
 export const App = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
-  const http = config.role === "worker" ? WorkerHttp : PartnerHttp
+  const http = (config.role === "worker" ? WorkerHttp : PartnerHttp).pipe(
+    requestSpans(Option.isSome(config.otlpEndpoint))
+  )
   const workers = config.role === "api" ? Layer.empty : Workers
   // No cap of Bun's own: it would answer 413 with an empty body. Every body that is read is read through the
   // error middleware's guard, which stops at the route's limit and answers in the Error shape; a body nobody
@@ -276,10 +288,15 @@ export const App = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
     maxRequestBodySize: Number.MAX_SAFE_INTEGER
   })
   return Started.pipe(
-    Layer.provideMerge(Layer.mergeAll(http, workers).pipe(Layer.provide(Services))),
+    Layer.provideMerge(Layer.mergeAll(http, workers, Telemetry.metrics).pipe(Layer.provide(Services))),
     Layer.provideMerge(server),
     Layer.provideMerge(Lifecycle),
+    Layer.provide(StoredSecrets.sealOnStart.pipe(Layer.provide(StoredSecrets.StoredSecrets.Default))),
     Layer.provide(MigrateOnStart),
-    Layer.provideMerge(Database.layer)
+    Layer.provideMerge(Database.layer),
+    // First: a missing SECRETS_KEY stops start-up before the database is touched.
+    Layer.provideMerge(SecretBox.layer),
+    // Below even that: every layer above is built, and forks its fibers, with the tracer in place.
+    Layer.provide(Telemetry.tracing)
   )
 }))

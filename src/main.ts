@@ -5,13 +5,14 @@ import * as AppConfig from "./config/AppConfig.ts"
 import * as Logging from "./config/Logging.ts"
 import { DatabaseUnavailable } from "./db/Database.ts"
 import { DataDirInUse, DataDirLockUnreadable } from "./db/DataDirLock.ts"
+import { SecretsKeyRequired } from "./secrets/SecretBox.ts"
 
 const startupFailure = (cause: Cause.Cause<unknown>) => {
   const failure = Cause.squash(cause)
   if (failure instanceof DatabaseUnavailable) {
     return `start-up failed: ${failure.message}. Set DATABASE_URL to a reachable PostgreSQL, or unset it to use the embedded database.`
   }
-  return failure instanceof DataDirInUse || failure instanceof DataDirLockUnreadable
+  return failure instanceof DataDirInUse || failure instanceof DataDirLockUnreadable || failure instanceof SecretsKeyRequired
     ? `start-up failed: ${failure.message}`
     : `start-up failed: ${Cause.pretty(cause)}`
 }

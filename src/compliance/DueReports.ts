@@ -1,9 +1,10 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { DateTime, Duration, Effect, Exit, Option, Schedule, Schema } from "effect"
+import { DateTime, Duration, Effect, Exit, Option, Redacted, Schedule, Schema } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import { JobLeases } from "../db/JobLeases.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import type { GuestRow, ReservationRow } from "../reservations/ReservationRow.ts"
+import { SecretBox } from "../secrets/SecretBox.ts"
 
 /**
  * The claim and load stages of a report run (design §7): which live reservations a run takes, under a lease,
@@ -47,6 +48,7 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
     const repo = yield* ReservationRepo
     const { reportLease } = yield* AppConfig
     const leases = yield* (yield* JobLeases).register("report", repo.releaseReportLeasesHeldUntil)
+    const box = yield* SecretBox
 
     const profileOf = SqlSchema.single({
       Request: Schema.String,
@@ -79,7 +81,16 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
       })
 
     /** A cache of property profiles for one run. */
-    const profiles = Effect.cachedFunction((propertyId: string) => profileOf(propertyId).pipe(Effect.orDie))
+    const profiles = Effect.cachedFunction((propertyId: string) =>
+      profileOf(propertyId).pipe(
+        // The token is stored sealed (design §3): opened here, for the run, and kept Redacted.
+        Effect.flatMap((profile) =>
+          profile.tra_token === null
+            ? Effect.succeed(profile)
+            : Effect.map(box.open(Redacted.value(profile.tra_token)), (token) => ({ ...profile, tra_token: Redacted.make(token) }))
+        ),
+        Effect.orDie
+      ))
 
     /**
      * Keeps the leases of `claimed` (read at each beat) for as long as `work` runs, renewing them every third

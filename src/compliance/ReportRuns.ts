@@ -1,9 +1,10 @@
-import { Array as Arr, DateTime, Duration, Effect, Layer, Option, Schedule, Stream } from "effect"
+import { Array as Arr, DateTime, Duration, Effect, Layer, Metric, Option, Schedule, Stream } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import type { GuestRow } from "../reservations/ReservationRow.ts"
 import { Reservations } from "../reservations/Reservations.ts"
 import { todayInBogota } from "../shared/Calendar.ts"
 import * as Failpoints from "../shared/Failpoints.ts"
+import * as Metrics from "../shared/Metrics.ts"
 import { type DueReservation, DueReports } from "./DueReports.ts"
 import type { Hold } from "./Outcomes.ts"
 import { Reference } from "./Reference.ts"
@@ -154,7 +155,11 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
           yield* due.release(claimed)
           return summary satisfies RunSummary
         }).pipe(Effect.provideService(Reference, reference)))
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ReportRuns.run"))
+      }).pipe(
+        Effect.catchTag("SqlError", Effect.die),
+        Metric.trackDurationWith(Metrics.reportRunDuration, Duration.toSeconds),
+        Effect.withSpan("ReportRuns.run")
+      )
 
     // ---------------------------------------------------------------------------------------- manual SIRE
 

@@ -1,5 +1,6 @@
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { Context, Data, Duration, Effect, Either, Layer, Option, ParseResult, Redacted, Schema } from "effect"
+import { Context, Data, Duration, Effect, Either, Layer, Metric, Option, ParseResult, Redacted, Schema } from "effect"
+import * as Metrics from "../shared/Metrics.ts"
 
 /**
  * The SIRE gateway client (`SIRE_MODE=gateway`, design §6.13). Migración has no public API (domain notes §2.2),
@@ -176,6 +177,11 @@ export const make = (
             Rejected: (o) => Effect.logWarning(`SIRE gateway refused the file: ${o.reason}`),
             Unknown: (o) => Effect.logWarning(`SIRE gateway outcome unknown: ${o.reason}`)
           })
+        ),
+        Effect.tap((outcome) =>
+          Metric.increment(
+            Metric.tagged(Metric.tagged(Metrics.authoritySubmissions, "authority", "sire"), "outcome", outcome._tag)
+          )
         ),
         Effect.annotateLogs({ sireHotelCode: file.hotelCode, lines }),
         Effect.withSpan("SireGateway.submit", {

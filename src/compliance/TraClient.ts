@@ -5,8 +5,9 @@ import {
   HttpClientRequest,
   type HttpClientResponse
 } from "@effect/platform"
-import { type Cause, Context, Data, Duration, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import { type Cause, Context, Data, Duration, Effect, Either, Layer, Metric, Option, Redacted, Schema } from "effect"
 import { errorCode } from "../net/ErrorCode.ts"
+import * as Metrics from "../shared/Metrics.ts"
 import type { TraCompanionBody, TraMainBody } from "./Tra.ts"
 
 /**
@@ -280,7 +281,10 @@ export const make = (options: TraClientOptions): Effect.Effect<TraClientShape, n
               "tra.outcome": result._tag,
               ...("status" in result ? { "tra.status": result.status } : {})
             }),
-            Effect.logDebug("TRA submission", result).pipe(Effect.annotateLogs({ tra_endpoint: endpoint }))
+            Effect.logDebug("TRA submission", result).pipe(Effect.annotateLogs({ tra_endpoint: endpoint })),
+            Metric.increment(
+              Metric.tagged(Metric.tagged(Metrics.authoritySubmissions, "authority", "tra"), "outcome", result._tag)
+            )
           ], { discard: true })
         ),
         Effect.withSpan(endpoint === "/one/" ? "TraClient.submitMain" : "TraClient.submitCompanion", {

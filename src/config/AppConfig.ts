@@ -76,6 +76,26 @@ export interface AppConfigShape {
   readonly shutdownDrain: Duration.Duration
   /** `open`: anyone may sign up in the panel (test environment only until an operator enables live), design §8. */
   readonly panelSignup: "open" | "closed"
+  /**
+   * `SECRETS_KEY`: the AES-256-GCM key (32 bytes, base64) of the secrets stored in the database (design §3, §9);
+   * unset: generated into `DATA_DIR/secrets-key` in embedded mode, refused at start with `DATABASE_URL`
+   * (`secrets/SecretBox.ts`).
+   */
+  readonly secretsKey: Option.Option<Redacted.Redacted<Uint8Array>>
+  /** `SECRETS_KEY_PREVIOUS`: still read during a rotation, never written with (design §9). */
+  readonly secretsKeyPrevious: Option.Option<Redacted.Redacted<Uint8Array>>
+  /**
+   * The Prometheus listener's port (design §9), on `HOST`; unset: no listener. Never the public port: the
+   * metrics name routes and queues an outsider has no business seeing. 0 picks a free port (tests).
+   */
+  readonly metricsPort: Option.Option<number>
+  /**
+   * The OpenTelemetry collector's OTLP/HTTP base URL (`OTEL_EXPORTER_OTLP_ENDPOINT`, the standard variable);
+   * spans go to `<it>/v1/traces`. Unset: no exporter is loaded and no request span is made.
+   */
+  readonly otlpEndpoint: Option.Option<string>
+  /** `service.name` of the spans and metrics (`OTEL_SERVICE_NAME`, the standard variable). */
+  readonly otelServiceName: string
 }
 
 export class AppConfig extends Context.Tag("config/AppConfig")<AppConfig, AppConfigShape>() {}
@@ -121,6 +141,28 @@ const smtpUrl = Config.redacted("SMTP_URL").pipe(
       : Either.left(ConfigError.InvalidData(["SMTP_URL"], "expected smtp://[user:pass@]host[:port] or smtps://…"))
   })
 )
+
+/**
+ * A 32-byte key in base64 (`openssl rand -base64 32`); empty means unset. Errors never repeat the value: it is
+ * the key.
+ */
+const secretsKey = (name: string) =>
+  Config.redacted(name).pipe(
+    Config.option,
+    Config.mapOrFail((value) => {
+      const set = Option.filter(Option.map(value, (v) => Redacted.value(v).trim()), (v) => v !== "")
+      if (Option.isNone(set)) return Either.right(Option.none<Redacted.Redacted<Uint8Array>>())
+      const bytes = /^[A-Za-z0-9+/]+={0,2}$|^[A-Za-z0-9_-]+$/.test(set.value)
+        ? Buffer.from(set.value, "base64")
+        : Buffer.alloc(0)
+      return bytes.length === 32
+        ? Either.right(Option.some(Redacted.make(new Uint8Array(bytes))))
+        : Either.left(ConfigError.InvalidData(
+          [name],
+          `expected 32 bytes in base64 (44 characters, e.g. from \`openssl rand -base64 32\`); got ${bytes.length} bytes`
+        ))
+    })
+  )
 
 /** `MAIL_FROM`: one address, bare or with a display name; empty means the default. */
 const mailFrom = Config.string("MAIL_FROM").pipe(
@@ -186,8 +228,29 @@ const config = Config.all({
   panelSignup: optionalChoice("PANEL_SIGNUP", ["open", "closed"]).pipe(
     Config.map(Option.getOrElse(() => "closed" as const))
   ),
+  secretsKey: secretsKey("SECRETS_KEY"),
+  secretsKeyPrevious: secretsKey("SECRETS_KEY_PREVIOUS"),
   allowPrivateUrls: optionalChoice("WEBHOOK_ALLOW_PRIVATE_URLS", ["true", "false", "1", "0"]).pipe(
     Config.map(Option.exists((value) => value === "true" || value === "1"))
+  ),
+  // Empty means unset, as for the other optional settings.
+  metricsPort: Config.string("METRICS_PORT").pipe(
+    Config.option,
+    Config.mapOrFail((value) => {
+      const set = Option.filter(Option.map(value, (v) => v.trim()), (v) => v !== "")
+      if (Option.isNone(set)) return Either.right(Option.none<number>())
+      const port = Number(set.value)
+      return /^\d+$/.test(set.value) && port <= 65535
+        ? Either.right(Option.some(port))
+        : Either.left(
+          ConfigError.InvalidData(["METRICS_PORT"], `expected a port (0–65535), got ${JSON.stringify(set.value)}`)
+        )
+    })
+  ),
+  otlpEndpoint: httpUrl("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(Config.map(Option.map((url) => url.replace(/\/+$/, "")))),
+  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(
+    Config.withDefault(""),
+    Config.map((name) => name.trim() === "" ? "partner-registration" : name.trim())
   ),
   trmUrl: Config.string("TRM_URL").pipe(
     Config.option,
@@ -215,6 +278,11 @@ export const make: Effect.Effect<AppConfigShape, import("effect/ConfigError").Co
   Effect.filterOrFail(
     (c) => c.sireMode === "manual" || Option.isSome(c.sireGatewayUrl),
     () => ConfigError.InvalidData(["SIRE_GATEWAY_URL"], "SIRE_MODE=gateway needs SIRE_GATEWAY_URL")
+  ),
+  Effect.filterOrFail(
+    (c) => !Option.exists(c.metricsPort, (port) => port !== 0 && port === c.port),
+    () =>
+      ConfigError.InvalidData(["METRICS_PORT"], "METRICS_PORT must differ from PORT: metrics are never on the public port")
   )
 )
 

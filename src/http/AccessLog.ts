@@ -1,6 +1,7 @@
 import { HttpApp, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect, FiberRef } from "effect"
+import { Clock, Effect, FiberRef, MetricLabel } from "effect"
 import { randomUUID } from "node:crypto"
+import * as Metrics from "../shared/Metrics.ts"
 import type { CompiledRoutes } from "./Routes.ts"
 
 /**
@@ -32,6 +33,30 @@ export const noteKeyPrefix = (prefix: string) =>
     if (facts !== null) facts.keyPrefix = prefix
   })
 
+/** Methods a metric label may name; anything else a client invents is `other` (labels are bounded sets). */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+
+/**
+ * The metric labels of one (method, route, status), made once: a metric caches its registry entry per labels
+ * array (by identity), so reusing the array makes an update a map lookup (the access log runs on every request).
+ */
+const requestLabels = new Map<
+  string,
+  { readonly count: ReadonlyArray<MetricLabel.MetricLabel>; readonly duration: ReadonlyArray<MetricLabel.MetricLabel> }
+>()
+
+const labelsOf = (rawMethod: string, route: string, status: number) => {
+  const method = METHODS.has(rawMethod) ? rawMethod : "other"
+  const key = `${method} ${route} ${status}`
+  let found = requestLabels.get(key)
+  if (found === undefined) {
+    const duration = [MetricLabel.make("method", method), MetricLabel.make("route", route)]
+    found = { count: [...duration, MetricLabel.make("status", String(status))], duration }
+    requestLabels.set(key, found)
+  }
+  return found
+}
+
 /**
  * The logger of one router: `begin` stamps a request with its facts and registers the line that is written,
  * with the final status, when the response leaves (a pre-response handler sees what the API encoded after
@@ -41,18 +66,24 @@ export const make = (routes: CompiledRoutes) => {
   const begin = (request: HttpServerRequest.HttpServerRequest, facts: RequestFacts) =>
     Effect.flatMap(Clock.currentTimeMillis, (startedAt) =>
       HttpApp.appendPreResponseHandler((_request, response) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          Effect.as(
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const route = routes.templateOf(request.method, request.url.split("?", 1)[0] ?? "/")
+          const labels = labelsOf(request.method, route, response.status)
+          // Synchronous updates: two more effects per request would cost more than the counting itself.
+          Metrics.httpRequests.unsafeUpdate(1, labels.count)
+          Metrics.httpRequestDuration.unsafeUpdate((now - startedAt) / 1000, labels.duration)
+          return Effect.as(
             Effect.annotateLogs(Effect.logInfo("request"), {
               method: request.method,
-              route: routes.templateOf(request.method, request.url.split("?", 1)[0] ?? "/"),
+              route,
               status: response.status,
               duration_ms: now - startedAt,
               request_id: facts.requestId,
               ...(facts.keyPrefix === null ? {} : { key_prefix: facts.keyPrefix })
             }),
             HttpServerResponse.setHeader(response, "x-request-id", facts.requestId)
-          ))
+          )
+        })
       ))
 
   return { begin } as const

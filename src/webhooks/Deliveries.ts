@@ -1,12 +1,14 @@
 import { HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Clock, DateTime, Duration, Effect, Either, Option } from "effect"
+import { Clock, DateTime, Duration, Effect, Either, Metric, Option } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { JobLeases } from "../db/JobLeases.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { SafeHttp } from "../net/SafeHttp.ts"
+import { SecretBox } from "../secrets/SecretBox.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import { DeliveryNotFound } from "../shared/errors.ts"
+import * as Metrics from "../shared/Metrics.ts"
 import { newEventId, pingBody } from "./Event.ts"
 import { DELIVERY_TIMEOUT, nextRetry, PING_MAX_ATTEMPTS, retryAfter } from "./RetryPolicy.ts"
 import { bodyFor, deliveryHeaders } from "./Signature.ts"
@@ -32,6 +34,7 @@ export interface ClaimedDelivery {
   readonly cycle_attempts: number
   readonly max_attempts: number
   readonly url: string
+  /** As stored: sealed (`SecretBox`); opened only to sign the attempt. */
   readonly secret: string
   readonly include_guests: boolean
   readonly is_active: boolean
@@ -97,6 +100,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
       sql<{ id: string }>`
         UPDATE webhook_deliveries SET lease_until = NULL WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
         .pipe(Effect.map((rows) => rows.length), Effect.orDie))
+    const box = yield* SecretBox
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
 
@@ -139,8 +143,10 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
       Effect.gen(function*() {
         const started = yield* Clock.currentTimeMillis
         const body = bodyFor(job.body, job.include_guests)
+        // A secret no configured key opens is a configuration fault (a wrong SECRETS_KEY): loud, not a failed attempt.
+        const secret = yield* Effect.orDie(box.open(job.secret))
         const headers = deliveryHeaders({
-          secret: job.secret,
+          secret,
           eventId: job.event_id,
           eventType: job.event_type,
           timestamp: Math.floor(started / 1000),
@@ -175,6 +181,17 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
           ? yield* send(job)
           : { httpStatus: null, durationMs: 0, error: "the webhook endpoint was deactivated", retryAfter: undefined }
         const delivered = sent.error === null
+        yield* Metric.increment(Metric.tagged(
+          Metrics.webhookAttempts,
+          "outcome",
+          !job.is_active
+            ? "endpoint_inactive"
+            : delivered
+            ? "delivered"
+            : sent.httpStatus === null
+            ? "network_error"
+            : "http_error"
+        ))
         const cycleAttempt = job.cycle_attempts + 1
         const retry = delivered || !job.is_active
           ? Option.none()
