@@ -8,6 +8,7 @@ import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "./support/fakeTra.ts"
 import { colombian, registrationBody } from "./support/guests.ts"
 import { type ServiceProcess, spawnService, within } from "./support/process.ts"
 import { type Receiver, startReceiver } from "./support/receiver.ts"
+import { startFakeSmtp } from "./support/smtp.ts"
 import { bogotaToday } from "./support/trm.ts"
 
 /**
@@ -249,4 +250,40 @@ test("a report run stopped by SIGTERM gives its reservation back: another worker
     await Bun.sleep(100)
   }
   expect(tra.mains()).toHaveLength(2)
+}, 90_000)
+
+test("an e-mail whose SMTP server never answers: cut off after the mail grace, its lease given back, exit 0", async () => {
+  const smtp = await startFakeSmtp()
+  try {
+    smtp.stall()
+    const service = await start({ SMTP_URL: smtp.url, MAIL_FROM: "no-reply@hotel.example.co" })
+    const url = await service.ready(30_000)
+    const email = "holder@relevo-mail.example.co"
+    await admin({ baseUrl: url, adminToken: ADMIN_TOKEN }, (c) => c.CreateAccount({ name: "Hotel Correo", email }))
+    expect((await call({ baseUrl: url }, "POST", "/api/panel/session/code", { json: { email } })).status).toBe(202)
+    for (let i = 0; i < 200 && smtp.stalled() === 0; i++) await Bun.sleep(50)
+    expect(smtp.stalled()).toBe(1)
+    const [held] = await db.query<{ state: string; lease_until: Date | null }>(
+      "SELECT state, lease_until FROM mail_outbox WHERE recipient = $1",
+      [email]
+    )
+    // MAIL_LEASE: 2 minutes.
+    expect(held!.state).toBe("pending")
+    expect(held!.lease_until!.getTime()).toBeGreaterThan(Date.now() + 60_000)
+
+    const signalled = performance.now()
+    service.child.kill("SIGTERM")
+    expect(await exitAfterSigterm(service, 25_000)).toBe(0)
+    // The send gets MAIL_SHUTDOWN_GRACE (10 s), not the SMTP timeout (60 s).
+    expect(performance.now() - signalled).toBeLessThan(20_000)
+    expect(await db.query("SELECT state, lease_until FROM mail_outbox WHERE recipient = $1", [email])).toEqual([
+      { state: "pending", lease_until: null }
+    ])
+    await service.stop()
+    expect(linesStarting(service, "stopped:").map((line) => line.message)).toEqual([
+      "stopped: drained 0 requests in flight, released 1 job lease"
+    ])
+  } finally {
+    await smtp.stop()
+  }
 }, 90_000)

@@ -97,3 +97,29 @@ test("a lock file that is not a lock is refused with a message saying what to do
     await NodeFs.rm(lockFile(), { force: true })
   }
 }, 30_000)
+
+test("a backup script holding the lock as docs/operations.md shows keeps the service from starting until it is done", async () => {
+  // The docs' lines, with a sleep standing in for the copy.
+  const script = `cd "${dataDir}" && ( set -o noclobber
+  printf '{"pid":%d,"host":"%s","started_at":"%s","port":0}\\n' $$ "$(hostname)" "$(date -u +%FT%TZ)" > service.lock
+) || exit 1
+exec sleep 60`
+  const backup = Bun.spawn(["bash", "-c", script], { stdout: "ignore", stderr: "inherit" })
+  try {
+    for (let i = 0; i < 100 && (await NodeFs.stat(lockFile()).catch(() => undefined)) === undefined; i++) await Bun.sleep(20)
+    expect(await readLock()).toMatchObject({ pid: backup.pid, host: NodeOs.hostname(), port: 0 })
+
+    const refused = start()
+    expect(await within(15_000, "the refused start's exit", refused.child.exited)).not.toBe(0)
+    await refused.stop()
+    expect(refused.output()).toContain(`is in use by another process of this service (pid ${backup.pid} on ${NodeOs.hostname()}`)
+  } finally {
+    backup.kill("SIGKILL")
+    await backup.exited
+  }
+  // The script was killed before its `rm service.lock`: its lock is stale and the next start takes it over.
+  const next = start()
+  await next.ready(60_000)
+  expect(next.output()).toContain(`took over the lock ${lockFile()} of pid ${backup.pid}`)
+  expect(await next.stop()).toBe(0)
+}, 120_000)
