@@ -62,17 +62,33 @@ const isRunning = (holder: LockHolder) =>
       // EPERM: the pid exists under another user.
       return (error as NodeJS.ErrnoException).code === "EPERM"
     }
-    return !isZombie(holder.pid)
+    const stat = procStat(holder.pid)
+    if (stat === undefined) return true
+    // A killed process not yet reaped by its parent still answers `kill(pid, 0)`.
+    if (stat.state === "Z") return false
+    // After a reboot the pid may belong to another program, started after the lock was written (the holder
+    // wrote it after it started). A minute of margin: a wall clock stepped forward since the holder started
+    // would make it look younger, and taking a live holder's lock is the one mistake that must not happen.
+    return stat.startedAt === undefined || stat.startedAt <= Date.parse(holder.started_at) + 60_000
   })
 
-/** A killed process not yet reaped by its parent still answers `kill(pid, 0)`; Linux shows it as state Z. */
-const isZombie = (pid: number) => {
+/**
+ * A process's state and start time (epoch ms) from Linux's /proc; undefined elsewhere. The start time is in
+ * clock ticks since boot (field 22), 100 a second for every Linux program (USER_HZ).
+ */
+const procStat = (pid: number): { readonly state: string; readonly startedAt: number | undefined } | undefined => {
   try {
-    // /proc/PID/stat: "PID (command) STATE …"; the command may hold spaces or parentheses, the state follows the last ")".
+    // "PID (command) STATE …": the command may hold spaces or parentheses; the fields follow the last ")".
     const stat = NodeFsSync.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z"
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    const bootTime = /^btime (\d+)$/m.exec(NodeFsSync.readFileSync("/proc/stat", "utf8"))?.[1]
+    const ticks = Number(fields[19])
+    return {
+      state: fields[0] ?? "",
+      startedAt: bootTime === undefined || !Number.isFinite(ticks) ? undefined : Number(bootTime) * 1000 + ticks * 10
+    }
   } catch {
-    return false
+    return undefined
   }
 }
 
