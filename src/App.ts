@@ -11,6 +11,7 @@ import { ApiKeys } from "./auth/ApiKeys.ts"
 import * as PartnerAuth from "./auth/PartnerAuth.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import * as Database from "./db/Database.ts"
+import * as DataDirLock from "./db/DataDirLock.ts"
 import * as JobLeases from "./db/JobLeases.ts"
 import { runMigrations } from "./db/migrations.ts"
 import { PartnerHealthLive, WorkerHealthLive } from "./health/Http.ts"
@@ -263,6 +264,7 @@ const Started = Layer.scopedDiscard(Effect.gen(function*() {
   const server = yield* HttpServer.HttpServer
   const requests = yield* RequestDrain.RequestDrain
   const port = server.address._tag === "TcpAddress" ? server.address.port : config.port
+  yield* Effect.flatMap(DataDirLock.Held, (lock) => lock.listening(port))
   yield* Effect.logInfo(
     `started: version ${packageJson.version}, role ${config.role}, port ${port}, ${database.mode} database, `
       + `pid ${process.pid}; listening on ${HttpServer.formatAddress(server.address)}`

@@ -108,7 +108,10 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
       Effect.scoped(Effect.gen(function*() {
         const renew = Effect.flatMap(DateTime.now, (now) => {
           const until = DateTime.toDateUtc(DateTime.addDuration(now, reportLease))
-          return repo.renewReportLeases(claimed, until).pipe(Effect.zipRight(leases.held(claimed, until)), Effect.uninterruptible)
+          return repo.renewReportLeases(claimed, until).pipe(
+            Effect.zipRight(leases.held(claimed, until)),
+            Effect.uninterruptible
+          )
         })
         const every = Option.getOrElse(Duration.divide(reportLease, 3), () => reportLease)
         yield* Effect.forkScoped(Effect.schedule(

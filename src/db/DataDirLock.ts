@@ -1,4 +1,4 @@
-import { DateTime, Effect, Option, Schema } from "effect"
+import { Context, DateTime, Effect, Option, Schema } from "effect"
 import * as NodeFsSync from "node:fs"
 import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
@@ -23,6 +23,17 @@ export type LockHolder = typeof LockHolder.Type
 
 const decodeHolder = Schema.decodeUnknownOption(Schema.parseJson(LockHolder))
 
+/** The lock this process holds (embedded mode). */
+export interface HeldLock {
+  /** Records the port once the server listens (`PORT=0` lets the system choose one). */
+  readonly listening: (port: number) => Effect.Effect<void>
+}
+
+/** The lock held by this process; with `DATABASE_URL` there is none, and `listening` does nothing. */
+export class Held extends Context.Reference<Held>()("db/DataDirLock/Held", {
+  defaultValue: (): HeldLock => ({ listening: () => Effect.void })
+}) {}
+
 /** Another live process holds `DATA_DIR`: start-up stops with this, naming it. */
 export class DataDirInUse extends Schema.TaggedError<DataDirInUse>()("DataDirInUse", {
   lockFile: Schema.String,
@@ -31,7 +42,8 @@ export class DataDirInUse extends Schema.TaggedError<DataDirInUse>()("DataDirInU
   override get message() {
     const { holder } = this
     return `the embedded database in ${NodePath.dirname(this.lockFile)} is in use by another process of this service `
-      + `(pid ${holder.pid} on ${holder.host}, started ${holder.started_at}, port ${holder.port}; lock file ${this.lockFile}). `
+      + `(pid ${holder.pid} on ${holder.host}, started ${holder.started_at}, port ${holder.port}; `
+      + `lock file ${this.lockFile}). `
       + `Stop that process first, or give this one another DATA_DIR. Only one process may use an embedded database; `
       + `several instances need DATABASE_URL`
   }
@@ -42,8 +54,8 @@ export class DataDirLockUnreadable extends Schema.TaggedError<DataDirLockUnreada
   lockFile: Schema.String
 }) {
   override get message() {
-    return `the lock file ${this.lockFile} exists but is not a lock this service wrote; if no process uses this DATA_DIR, `
-      + `delete the file and start again`
+    return `the lock file ${this.lockFile} exists but is not a lock this service wrote; `
+      + `if no process uses this DATA_DIR, delete the file and start again`
   }
 }
 
@@ -62,17 +74,33 @@ const isRunning = (holder: LockHolder) =>
       // EPERM: the pid exists under another user.
       return (error as NodeJS.ErrnoException).code === "EPERM"
     }
-    return !isZombie(holder.pid)
+    const stat = procStat(holder.pid)
+    if (stat === undefined) return true
+    // A killed process not yet reaped by its parent still answers `kill(pid, 0)`.
+    if (stat.state === "Z") return false
+    // After a reboot the pid may belong to another program, started after the lock was written (the holder
+    // wrote it after it started). A minute of margin: a wall clock stepped forward since the holder started
+    // would make it look younger, and taking a live holder's lock is the one mistake that must not happen.
+    return stat.startedAt === undefined || stat.startedAt <= Date.parse(holder.started_at) + 60_000
   })
 
-/** A killed process not yet reaped by its parent still answers `kill(pid, 0)`; Linux shows it as state Z. */
-const isZombie = (pid: number) => {
+/**
+ * A process's state and start time (epoch ms) from Linux's /proc; undefined elsewhere. The start time is in
+ * clock ticks since boot (field 22), 100 a second for every Linux program (USER_HZ).
+ */
+const procStat = (pid: number): { readonly state: string; readonly startedAt: number | undefined } | undefined => {
   try {
-    // /proc/PID/stat: "PID (command) STATE …"; the command may hold spaces or parentheses, the state follows the last ")".
+    // "PID (command) STATE …": the command may hold spaces or parentheses; the fields follow the last ")".
     const stat = NodeFsSync.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z"
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    const bootTime = /^btime (\d+)$/m.exec(NodeFsSync.readFileSync("/proc/stat", "utf8"))?.[1]
+    const ticks = Number(fields[19])
+    return {
+      state: fields[0] ?? "",
+      startedAt: bootTime === undefined || !Number.isFinite(ticks) ? undefined : Number(bootTime) * 1000 + ticks * 10
+    }
   } catch {
-    return false
+    return undefined
   }
 }
 
@@ -81,7 +109,8 @@ const readHolder = (file: string) =>
     Effect.map((text) => text === undefined ? undefined : Option.getOrNull(decodeHolder(text)))
   )
 
-const sameHolder = (a: LockHolder, b: LockHolder) => a.pid === b.pid && a.started_at === b.started_at && a.host === b.host
+const sameHolder = (a: LockHolder, b: LockHolder) =>
+  a.pid === b.pid && a.started_at === b.started_at && a.host === b.host
 
 /**
  * Takes `DATA_DIR/service.lock` for this process (`O_EXCL`: of two processes starting together exactly one
@@ -132,12 +161,18 @@ export const acquire = (dataDir: string, port: number) =>
     }
     if (!held) return yield* Effect.dieMessage(`could not take the lock ${file}: it kept changing`)
 
-    yield* Effect.addFinalizer(() =>
-      // Removed only while it is still ours (an operator may have deleted it and started another process).
+    // Changed or removed only while it is still ours (an operator may have deleted it and started another process).
+    const whileOurs = (change: Effect.Effect<void>) =>
       Effect.flatMap(readHolder(file), (holder) =>
-        holder !== undefined && holder !== null && sameHolder(holder, mine)
-          ? Effect.promise(() => NodeFs.rm(file, { force: true }))
-          : Effect.void)
-    )
-    return mine
+        holder !== undefined && holder !== null && sameHolder(holder, mine) ? change : Effect.void)
+    yield* Effect.addFinalizer(() => whileOurs(Effect.promise(() => NodeFs.rm(file, { force: true }))))
+
+    const listening = (port: number) =>
+      whileOurs(Effect.promise(async () => {
+        // Written aside and renamed over: a reader never sees half a lock.
+        const next = `${file}.${process.pid}.tmp`
+        await NodeFs.writeFile(next, JSON.stringify({ ...mine, port }) + "\n", { mode: 0o644 })
+        await NodeFs.rename(next, file)
+      }))
+    return { listening } satisfies HeldLock
   })

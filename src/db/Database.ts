@@ -109,7 +109,7 @@ const postgres = (url: Redacted.Redacted, poolSize: number) =>
  */
 const embedded = (dataDir: string, servicePort: number) =>
   Layer.unwrapScoped(Effect.gen(function*() {
-    yield* DataDirLock.acquire(dataDir, servicePort)
+    const lock = yield* DataDirLock.acquire(dataDir, servicePort)
     const dir = NodePath.resolve(dataDir, "pg")
     yield* Effect.promise(() => NodeFs.mkdir(dir, { recursive: true }))
     const { PGlite } = yield* Effect.promise(() => import("@electric-sql/pglite"))
@@ -139,16 +139,17 @@ const embedded = (dataDir: string, servicePort: number) =>
     pool.on("error", () => {})
     const target = `embedded PGlite in ${dir}`
     yield* connectPool(pool, target)
-    return sqlLayer(pool, { mode: "embedded", target })
+    return Layer.merge(sqlLayer(pool, { mode: "embedded", target }), Layer.succeed(DataDirLock.Held, lock))
   }))
 
-/** `SqlClient` + `PgClient` + `Database` + `PgPool` for the configured database. */
+/** `SqlClient` + `PgClient` + `Database` + `PgPool` for the configured database (and its lock when embedded). */
 export const layer: Layer.Layer<
-  Database | PgPool | PgClient.PgClient | SqlClient.SqlClient,
+  Database | PgPool | PgClient.PgClient | SqlClient.SqlClient | DataDirLock.Held,
   DatabaseUnavailable | DataDirLock.DataDirInUse | DataDirLock.DataDirLockUnreadable | SqlError.SqlError,
   AppConfig
 > = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
   Option.match(config.databaseUrl, {
     onNone: () => embedded(config.dataDir, config.port),
-    onSome: (url) => postgres(url, config.dbPoolSize)
+    onSome: (url) =>
+      Layer.merge(postgres(url, config.dbPoolSize), Layer.succeed(DataDirLock.Held, DataDirLock.Held.defaultValue()))
   })))

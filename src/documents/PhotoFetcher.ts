@@ -80,7 +80,8 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
 
     const leases = yield* (yield* JobLeases).register("document photo", (ids, until) =>
       sql<{ id: string }>`
-        UPDATE document_fetches SET lease_until = NULL WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
+        UPDATE document_fetches SET lease_until = NULL
+        WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
         .pipe(Effect.map((rows) => rows.length), Effect.orDie))
 
     const claim = (limit: number) => Effect.gen(function*() {

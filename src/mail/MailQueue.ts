@@ -85,7 +85,8 @@ export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
     const sql = yield* SqlClient.SqlClient
     const leases = yield* (yield* JobLeases).register("mail", (ids, until) =>
       sql<{ id: string }>`
-        UPDATE mail_outbox SET lease_until = NULL WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
+        UPDATE mail_outbox SET lease_until = NULL
+        WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
         .pipe(Effect.map((rows) => rows.length), Effect.orDie))
 
     /** `enqueueMail` with this service's client; it still joins the caller's transaction. */

@@ -98,7 +98,8 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
     const reservations = yield* ReservationRepo
     const leases = yield* (yield* JobLeases).register("webhook delivery", (ids, until) =>
       sql<{ id: string }>`
-        UPDATE webhook_deliveries SET lease_until = NULL WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
+        UPDATE webhook_deliveries SET lease_until = NULL
+        WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
         .pipe(Effect.map((rows) => rows.length), Effect.orDie))
     const box = yield* SecretBox
 

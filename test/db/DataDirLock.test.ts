@@ -39,7 +39,8 @@ test("a second process on the same DATA_DIR exits non-zero at once, naming the r
   const first = start()
   const url = await first.ready(60_000)
   const lock = await readLock()
-  expect(lock).toEqual({ pid: first.child.pid, host: NodeOs.hostname(), started_at: expect.any(String), port: expect.any(Number) })
+  // The port the server bound (PORT=0 lets the system choose), written once it listens.
+  expect(lock).toEqual({ pid: first.child.pid, host: NodeOs.hostname(), started_at: expect.any(String), port: Number(new URL(url).port) })
   expect(Date.parse(lock.started_at)).toBeGreaterThan(Date.now() - 120_000)
 
   const second = start()
@@ -122,4 +123,20 @@ exec sleep 60`
   await next.ready(60_000)
   expect(next.output()).toContain(`took over the lock ${lockFile()} of pid ${backup.pid}`)
   expect(await next.stop()).toBe(0)
+}, 120_000)
+
+test("after a reboot the lock's pid may run another program, started after the lock: that lock is stale too", async () => {
+  // A live process that is not the holder: it started long after the lock says its holder did.
+  const other = Bun.spawn(["sleep", "60"], { stdout: "ignore", stderr: "ignore" })
+  try {
+    const startedAt = new Date(Date.now() - 3_600_000).toISOString()
+    await NodeFs.writeFile(lockFile(), JSON.stringify({ pid: other.pid, host: NodeOs.hostname(), started_at: startedAt, port: 3000 }))
+    const next = start()
+    await next.ready(60_000)
+    expect(next.output()).toContain(`took over the lock ${lockFile()} of pid ${other.pid} (started ${startedAt}), which no longer runs`)
+    expect(await next.stop()).toBe(0)
+  } finally {
+    other.kill("SIGKILL")
+    await other.exited
+  }
 }, 120_000)

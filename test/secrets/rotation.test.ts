@@ -212,6 +212,6 @@ describe("start-up without a key (design §9)", () => {
     const output = service.output()
     expect(output).toContain("start-up failed: SECRETS_KEY is required when DATABASE_URL is set")
     expect(output).toContain("openssl rand -base64 32")
-    expect(output).not.toContain("Listening on")
+    expect(output).not.toContain("listening on")
   }, 20_000)
 })
