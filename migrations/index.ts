@@ -11,6 +11,7 @@ import m0009 from "./0009_event_order.ts"
 import m0010 from "./0010_report_safety.ts"
 import m0011 from "./0011_reference_overrides.ts"
 import m0015 from "./0015_alerts.ts"
+import m0016 from "./0016_trace_context.ts"
 
 /** Static imports keep migrations bundle-safe and free of file-system scans (design §3). Append only. */
 export const loader = Migrator.fromRecord({
@@ -25,5 +26,6 @@ export const loader = Migrator.fromRecord({
   "0009_event_order": m0009,
   "0010_report_safety": m0010,
   "0011_reference_overrides": m0011,
-  "0015_alerts": m0015
+  "0015_alerts": m0015,
+  "0016_trace_context": m0016
 })

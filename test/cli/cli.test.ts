@@ -376,7 +376,8 @@ describe("migrate", () => {
             "0009_event_order",
             "0010_report_safety",
             "0011_reference_overrides",
-            "0015_alerts"
+            "0015_alerts",
+            "0016_trace_context"
           ]
         }
       })
@@ -421,7 +422,8 @@ describe("migrate", () => {
         { migration_id: 9, name: "event_order" },
         { migration_id: 10, name: "report_safety" },
         { migration_id: 11, name: "reference_overrides" },
-        { migration_id: 15, name: "alerts" }
+        { migration_id: 15, name: "alerts" },
+        { migration_id: 16, name: "trace_context" }
       ])
     } finally {
       await target.drop()

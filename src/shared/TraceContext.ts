@@ -1,0 +1,33 @@
+import { Effect, Option, Tracer } from "effect"
+
+/**
+ * The W3C trace context (`traceparent`) a job keeps from the span that created it (design §9 "Traces"; column
+ * `trace_parent`, migration 0016), so the loop that works it later continues the same trace.
+ */
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
+
+/** The current span as a `traceparent` (`00-<trace id>-<span id>-<flags>`); null outside any span. */
+export const current: Effect.Effect<string | null> = Effect.map(
+  Effect.option(Effect.currentSpan),
+  Option.match({
+    onNone: () => null,
+    onSome: (span) => `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
+  })
+)
+
+/** The span a stored `traceparent` names, to parent (or link) the work on it; None when absent or malformed. */
+export const parse = (traceParent: string | null | undefined): Option.Option<Tracer.ExternalSpan> => {
+  const match = traceParent == null ? null : TRACEPARENT.exec(traceParent)
+  return match === null
+    ? Option.none()
+    : Option.some(Tracer.externalSpan({
+      traceId: match[1]!,
+      spanId: match[2]!,
+      sampled: (Number.parseInt(match[3]!, 16) & 1) === 1
+    }))
+}
+
+/** `withSpan` options making the span a child of the stored context, when there is one. */
+export const parentOf = (traceParent: string | null | undefined): { readonly parent?: Tracer.AnySpan } =>
+  Option.match(parse(traceParent), { onNone: () => ({}), onSome: (parent) => ({ parent }) })
