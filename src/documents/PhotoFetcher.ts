@@ -46,7 +46,7 @@ export const enqueuePhotoFetches = (photos: ReadonlyArray<PhotoToFetch>) =>
         state: "pending",
         next_attempt_at: now,
         created_at: now,
-        trace_parent: traceParent
+        ...TraceContext.column(traceParent)
       })))
     }`
   })

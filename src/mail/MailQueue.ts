@@ -55,7 +55,7 @@ export const enqueueMail = (mail: MailToSend): Effect.Effect<string, never, SqlC
         next_attempt_at: now,
         created_at: now,
         // Its sending continues the trace of what queued it (design §9).
-        trace_parent: yield* TraceContext.current
+        ...TraceContext.column(yield* TraceContext.current)
       })
     }
       RETURNING id`

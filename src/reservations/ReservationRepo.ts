@@ -121,8 +121,7 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
        */
       insert: (draft: ReservationDraft) =>
         Effect.flatMap(TraceContext.current, (traceParent) => {
-          const columns = withoutNulls(encodeColumns(draft))
-          const row = traceParent === null ? columns : { ...columns, trace_parent: traceParent }
+          const row = { ...withoutNulls(encodeColumns(draft)), ...TraceContext.column(traceParent) }
           return sql`INSERT INTO reservations ${sql.insert(row)} RETURNING *`
         }).pipe(
           Effect.orDie,

@@ -2,6 +2,7 @@ import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
 import { Context, Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 import * as Sampler from "./Sampler.ts"
 
 /**
@@ -95,8 +96,12 @@ export const tracing = Layer.unwrapEffect(Effect.gen(function*() {
     ])
   )
   yield* Effect.logInfo(`traces to ${endpoint}/v1/traces`)
-  return NodeSdk.layer(() => ({
-    resource: { serviceName: config.otelServiceName },
-    spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }))
-  })).pipe(Layer.discard)
+  return Layer.mergeAll(
+    NodeSdk.layer(() => ({
+      resource: { serviceName: config.otelServiceName },
+      spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }))
+    })).pipe(Layer.discard),
+    // Jobs keep the context of the span that made them (TraceContext), as the tracer, for every layer above.
+    Layer.scopedDiscard(Effect.locallyScoped(TraceContext.Exported, true))
+  )
 }))

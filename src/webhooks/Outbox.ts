@@ -57,7 +57,7 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
             type,
             created_at: createdAt,
             body: JSON.stringify(body),
-            trace_parent: traceParent
+            ...TraceContext.column(traceParent)
           }
         })
         // One statement writes the events, in order (seq follows `types`), and one delivery per (event, active

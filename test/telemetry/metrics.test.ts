@@ -184,6 +184,16 @@ describe("metrics on METRICS_PORT (design §9)", () => {
       before.value("http_server_requests_total", { route: "/api/partners/properties", status: "429" })).toBe(1)
   })
 
+  test("traces unset: no trace context is stored with the jobs (the statements are those of before)", async () => {
+    const [counts] = await db.query<{ events: number; with_context: number }>(
+      `SELECT (SELECT count(*) FROM events)::int AS events,
+        ((SELECT count(*) FROM events WHERE trace_parent IS NOT NULL) +
+         (SELECT count(*) FROM reservations WHERE trace_parent IS NOT NULL))::int AS with_context`
+    )
+    expect(counts!.events).toBeGreaterThan(0)
+    expect(counts!.with_context).toBe(0)
+  })
+
   test("the database pool: its size and connections", async () => {
     const s = await metrics()
     expect(s.value("db_pool_max_connections")).toBe(10)
