@@ -3,7 +3,7 @@ import { Redacted } from "effect"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
-import { colombian, registrationBody } from "../support/guests.ts"
+import { colombian, registrationBody, reservationBody } from "../support/guests.ts"
 import { ROOT } from "../support/process.ts"
 import { type Receiver, startReceiver } from "../support/receiver.ts"
 import { type ExportedSpan, type OtlpReceiver, startOtlpReceiver } from "../support/telemetry.ts"
@@ -22,6 +22,7 @@ let otlp: OtlpReceiver
 let receiver: Receiver
 let tra: FakeTra
 let account: Awaited<ReturnType<typeof seedAccount>>
+let checkinToken = ""
 
 beforeAll(async () => {
   db = await freshDatabase()
@@ -83,6 +84,19 @@ describe("traces over OTLP/HTTP (design §9)", () => {
     await receiver.waitFor((r) => r.path === "/hooks/traced")
     // The TRA is posted by a report run, long after the request (here at once, through the admin RPC).
     expect((await admin(app, (c) => c.RunReports({}))).tra).toMatchObject({ sent: 1, accepted: 1 })
+    // A guest's check-in: its token never reaches the collector.
+    const stay = await call(app, "POST", "/api/partners/reservations", {
+      key: account.testKey,
+      json: reservationBody(account.testProperties[0]!.property_id)
+    })
+    expect(stay.status).toBe(201)
+    checkinToken = new URL(stay.body.checkin_url as string).pathname.split("/").at(-1)!
+    expect((await call(app, "GET", `/api/checkin/${checkinToken}`)).status).toBe(200)
+    expect((await call(app, "GET", `/checkin/${checkinToken}?lang=en`)).status).toBe(200)
+    // A browser that ignored the page's Referrer-Policy would send the page's URL with its assets' requests.
+    expect((await call(app, "GET", `/api/checkin/${checkinToken}`, {
+      headers: { referer: `https://registro.example.co/checkin/${checkinToken}` }
+    })).status).toBe(200)
     // Probes are answered without a span.
     expect((await call(app, "GET", "/healthz")).status).toBe(200)
     expect((await call(app, "GET", "/readyz")).status).toBe(200)
@@ -148,6 +162,17 @@ describe("traces over OTLP/HTTP (design §9)", () => {
     expect(row?.event_trace?.slice(0, 35)).toBe(row?.trace_parent?.slice(0, 35))
     const request = otlp.spans.find((span) => span.name === "http.server POST" && row?.trace_parent?.includes(span.traceId))
     expect(request).toBeDefined()
+  })
+
+  test("a check-in token is never exported: the request spans say :token", () => {
+    expect(checkinToken.length).toBeGreaterThan(20)
+    const exported = JSON.stringify(otlp.spans)
+    expect(exported).not.toContain(checkinToken)
+    const paths = new Set(otlp.spans.map((span) => span.attributes["url.path"]))
+    expect(paths.has("/api/checkin/:token")).toBe(true)
+    expect(paths.has("/checkin/:token")).toBe(true)
+    const page = otlp.spans.find((span) => span.attributes["url.path"] === "/checkin/:token")!
+    expect(page.attributes["url.full"]).toEndWith("/checkin/:token?lang=en")
   })
 
   test("probes make no spans (the other requests do)", () => {
