@@ -65,7 +65,7 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
         const now = yield* DateTime.now
         const leaseUntil = DateTime.toDateUtc(DateTime.addDuration(now, reportLease))
         return yield* repo.claimDueReports({ today, force, at: DateTime.toDateUtc(now), leaseUntil, limit: CLAIM_BATCH })
-          .pipe(Effect.tap((ids) => leases.held(ids, leaseUntil)))
+          .pipe(Effect.tap((due) => leases.held(due.map((report) => report.id), leaseUntil)))
       }).pipe(Effect.uninterruptible)
 
     /**
