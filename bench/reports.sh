@@ -95,10 +95,12 @@ log "fake TRA on $TRA_URL (pid ${PID[fake]}, ${DELAY_MS} ms per answer; control 
 
 # ---------------------------------------------------------------------------------------------- service
 ADMIN_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+# Required with DATABASE_URL (design §9): encrypts the stored TRA tokens and webhook secrets.
+SECRETS_KEY=$(head -c 32 /dev/urandom | base64)
 start_service() { # port → PID[service]; returns once /readyz answers
   local port=$1 _
   mkdir -p "$WORK/data"
-  env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL=Warning ADMIN_TOKEN="$ADMIN_TOKEN" PORT="$port" HOST=127.0.0.1 \
+  env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL=Warning ADMIN_TOKEN="$ADMIN_TOKEN" SECRETS_KEY="$SECRETS_KEY" PORT="$port" HOST=127.0.0.1 \
     TRA_BASE_URL="$TRA_URL" TRA_CONCURRENCY="$TRA_CONCURRENCY" SIRE_MODE=manual DATA_DIR="$WORK/data" REDIS_URL= \
     PUBLIC_BASE_URL=https://checkin.bench.invalid \
     "$BUN" src/main.ts >>"$WORK/service.log" 2>&1 &

@@ -116,7 +116,7 @@ start_server() { # name
       "$BUN" bench/baseline.ts >>"$WORK/$name.log" 2>&1 &
   else
     mkdir -p "$WORK/$name.data"
-    (cd "${DIR[$name]}" && exec env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL="${LEVEL[$name]:-Warning}" LOG_FORMAT=json ADMIN_TOKEN="$ADMIN_TOKEN" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" \
+    (cd "${DIR[$name]}" && exec env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL="${LEVEL[$name]:-Warning}" LOG_FORMAT=json ADMIN_TOKEN="$ADMIN_TOKEN" SECRETS_KEY="$SECRETS_KEY" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" \
       DB_POOL_SIZE="$POOL" PORT="${PORT[$name]}" HOST=127.0.0.1 DATA_DIR="$WORK/$name.data" REDIS_URL= \
       METRICS_PORT= OTEL_EXPORTER_OTLP_ENDPOINT="${OTLP_URL[$name]:-}" \
       "$BUN" src/main.ts) >>"$WORK/$name.log" 2>&1 &
@@ -176,6 +176,8 @@ if [[ "$PG_LOG" != none ]]; then
 fi
 
 ADMIN_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+# Required with DATABASE_URL (design §9): encrypts the stored TRA tokens and webhook secrets.
+SECRETS_KEY=$(head -c 32 /dev/urandom | base64)
 start_server service  # applies the migrations
 
 cli() { "$BUN" src/cli.ts --url "http://127.0.0.1:${PORT[service]}" --token "$ADMIN_TOKEN" "$@"; }

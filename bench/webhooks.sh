@@ -78,10 +78,12 @@ log "service: working tree at $GIT_REV$GIT_DIRTY; DELIVERY_CONCURRENCY $CONCURRE
 
 # ---------------------------------------------------------------------------------------------- processes
 ADMIN_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+# Required with DATABASE_URL (design §9): encrypts the stored TRA tokens and webhook secrets.
+SECRETS_KEY=$(head -c 32 /dev/urandom | base64)
 start_service() { # name role port → PID[name]; returns once /readyz answers
   local name=$1 role=$2 port=$3
   mkdir -p "$WORK/$name.data"
-  env DATABASE_URL="$DATABASE_URL" ROLE="$role" LOG_LEVEL=Warning ADMIN_TOKEN="$ADMIN_TOKEN" PORT="$port" HOST=127.0.0.1 \
+  env DATABASE_URL="$DATABASE_URL" ROLE="$role" LOG_LEVEL=Warning ADMIN_TOKEN="$ADMIN_TOKEN" SECRETS_KEY="$SECRETS_KEY" PORT="$port" HOST=127.0.0.1 \
     WEBHOOK_ALLOW_PRIVATE_URLS=true DATA_DIR="$WORK/$name.data" REDIS_URL= PUBLIC_BASE_URL=https://checkin.bench.invalid \
     "$BUN" src/main.ts >>"$WORK/$name.log" 2>&1 &
   PID[$name]=$!

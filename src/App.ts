@@ -1,6 +1,7 @@
 import { FetchHttpClient, HttpApi, HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Exit, Layer, Option } from "effect"
+import packageJson from "../package.json" with { type: "json" }
 import { Accounts } from "./accounts/Accounts.ts"
 import * as AlertsModule from "./alerts/Alerts.ts"
 import { Sandbox } from "./accounts/Sandbox.ts"
@@ -10,12 +11,15 @@ import { ApiKeys } from "./auth/ApiKeys.ts"
 import * as PartnerAuth from "./auth/PartnerAuth.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import * as Database from "./db/Database.ts"
+import * as DataDirLock from "./db/DataDirLock.ts"
+import * as JobLeases from "./db/JobLeases.ts"
 import { runMigrations } from "./db/migrations.ts"
 import { PartnerHealthLive, WorkerHealthLive } from "./health/Http.ts"
 import * as ApiDocs from "./http/ApiDocs.ts"
 import * as ErrorMiddleware from "./http/ErrorMiddleware.ts"
 import { withServers } from "./http/OpenApiDocument.ts"
 import { PartnerApi, WorkerApi } from "./http/PartnerApi.ts"
+import * as RequestDrain from "./http/RequestDrain.ts"
 import { Properties } from "./properties/Properties.ts"
 import { PropertiesLive } from "./properties/Http.ts"
 import { CheckinLive } from "./checkin/Http.ts"
@@ -34,6 +38,8 @@ import * as Mailer from "./mail/Mailer.ts"
 import * as MailQueueModule from "./mail/MailQueue.ts"
 import { Resolver, SafeHttp } from "./net/SafeHttp.ts"
 import { ReservationsLive } from "./reservations/Http.ts"
+import * as SecretBox from "./secrets/SecretBox.ts"
+import * as StoredSecrets from "./secrets/StoredSecrets.ts"
 import { Modifications } from "./reservations/Modifications.ts"
 import { Registrations } from "./reservations/Registrations.ts"
 import { Reservations } from "./reservations/Reservations.ts"
@@ -134,6 +140,7 @@ const Services = Layer.mergeAll(
   ReferenceStore.Default,
   ReportOps.Default.pipe(Layer.provide(ReservationsLayer)),
   MailQueueModule.MailQueue.Default,
+  StoredSecrets.StoredSecrets.Default,
   GuestCheckin.Default.pipe(Layer.provide([ReservationsLayer, Outbox.Default, DocumentStore.filesystem]))
 )
 
@@ -181,7 +188,7 @@ const DocumentedPartnerApi = Layer.effect(
 )
 
 /** Partner API, OpenAPI, docs, health and the admin RPC: what ROLE=api|all serves. */
-const PartnerHttp = HttpApiBuilder.serve().pipe(
+const PartnerHttp = HttpApiBuilder.serve(RequestDrain.middleware).pipe(
   Layer.provide(DocsLayer.pipe(Layer.provide(DocumentedPartnerApi))),
   Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(PartnerApi, nonApiRoutes))),
   Layer.provide(AdminHandlers.layer),
@@ -197,7 +204,7 @@ const PartnerHttp = HttpApiBuilder.serve().pipe(
 )
 
 /** What ROLE=worker serves: health only. */
-const WorkerHttp = HttpApiBuilder.serve().pipe(
+const WorkerHttp = HttpApiBuilder.serve(RequestDrain.middleware).pipe(
   Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(WorkerApi, []))),
   Layer.provide(HttpApiBuilder.api(WorkerApi).pipe(Layer.provide(WorkerHealthLive)))
 )
@@ -223,6 +230,49 @@ const Workers = Layer.mergeAll(
 )
 
 /**
+ * What outlives everything but the database (design §9): the requests in flight and the job leases this
+ * process holds. When the rest has stopped — requests drained, loops ended — it gives back the leases still
+ * held, so another instance takes that work at once, and writes the one shutdown line.
+ */
+const Lifecycle = Layer.scopedContext(Effect.gen(function*() {
+  const leases = yield* JobLeases.make
+  const requests = yield* RequestDrain.make
+  yield* Effect.addFinalizer((exit) =>
+    Effect.gen(function*() {
+      const released = yield* leases.releaseAll
+      // A start-up that failed says so itself (main.ts); a stop by SIGTERM/SIGINT interrupts the process.
+      if (!Exit.isInterrupted(exit)) return
+      const { drained, cut } = yield* requests.outcome
+      yield* Effect.logInfo(
+        `stopped: drained ${drained} request${drained === 1 ? "" : "s"} in flight`
+          + (cut > 0 ? ` (${cut} cut off after SHUTDOWN_DRAIN_SECONDS)` : "")
+          + `, released ${released} job lease${released === 1 ? "" : "s"}`
+      ).pipe(Effect.annotateLogs({ drained_requests: drained, cut_requests: cut, released_leases: released }))
+    })
+  )
+  return Context.make(JobLeases.JobLeases, leases).pipe(Context.add(RequestDrain.RequestDrain, requests))
+}))
+
+/**
+ * The one start-up line once everything listens and runs (design §9), and the first thing a stop does: close
+ * the listener and let the requests in flight finish, for up to SHUTDOWN_DRAIN_SECONDS, before any layer
+ * below is torn down.
+ */
+const Started = Layer.scopedDiscard(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const database = yield* Database.Database
+  const server = yield* HttpServer.HttpServer
+  const requests = yield* RequestDrain.RequestDrain
+  const port = server.address._tag === "TcpAddress" ? server.address.port : config.port
+  yield* Effect.flatMap(DataDirLock.Held, (lock) => lock.listening(port))
+  yield* Effect.logInfo(
+    `started: version ${packageJson.version}, role ${config.role}, port ${port}, ${database.mode} database, `
+      + `pid ${process.pid}; listening on ${HttpServer.formatAddress(server.address)}`
+  ).pipe(Effect.annotateLogs({ version: packageJson.version, role: config.role, port, database: database.mode }))
+  yield* Effect.addFinalizer(() => requests.drain(config.shutdownDrain))
+}))
+
+/**
  * The one production composition: HTTP and/or workers by ROLE, over the services, over the migrated
  * database. Exposes the HTTP server and the metrics listener (tests read their addresses) and the database.
  */
@@ -239,12 +289,16 @@ export const App = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
     hostname: config.host,
     maxRequestBodySize: Number.MAX_SAFE_INTEGER
   })
-  return Layer.mergeAll(http, workers, Telemetry.metrics).pipe(
-    Layer.provide(Services),
+  return Started.pipe(
+    Layer.provideMerge(Layer.mergeAll(http, workers, Telemetry.metrics).pipe(Layer.provide(Services))),
     Layer.provideMerge(server),
+    Layer.provideMerge(Lifecycle),
+    Layer.provide(StoredSecrets.sealOnStart.pipe(Layer.provide(StoredSecrets.StoredSecrets.Default))),
     Layer.provide(MigrateOnStart),
     Layer.provideMerge(Database.layer),
-    // First: every layer above is built, and forks its fibers, with the tracer in place.
+    // First: a missing SECRETS_KEY stops start-up before the database is touched.
+    Layer.provideMerge(SecretBox.layer),
+    // Below even that: every layer above is built, and forks its fibers, with the tracer in place.
     Layer.provide(Telemetry.tracing)
   )
-})).pipe(HttpServer.withLogAddress)
+}))

@@ -923,6 +923,18 @@ const referenceUnset = Command.make(
   example: "cli reference unset --table sire-countries --key RU"
 }))
 
+const secretsRotate = Command.make("rotate", {}, () => withAdmin((client) => client.RotateSecrets())).pipe(
+  documented({
+    summary: "Re-encrypt every stored secret (TRA tokens, webhook signing secrets) under the current SECRETS_KEY.",
+    details: "Rotation: restart every instance with SECRETS_KEY=<new key> and SECRETS_KEY_PREVIOUS=<old key>, run "
+      + "this once, then restart with the new key alone. Secrets already under the current key are left as they "
+      + "are, so a second run prints 0. A secret under a key neither variable holds fails with "
+      + "secret_unreadable, naming it; the others are re-encrypted all the same.",
+    prints: "{reencrypted: N}",
+    example: "cli secrets rotate"
+  })
+)
+
 // ---------------------------------------------------------------------------------------------------------------
 // The command tree
 
@@ -971,7 +983,8 @@ const groups = [
     referenceList,
     referenceSet,
     referenceUnset
-  ])
+  ]),
+  group("secrets", "The secrets stored in the database, encrypted under SECRETS_KEY.", [secretsRotate])
 ] as const
 
 /** Every command by name: a group with its commands; `migrate` has none. */
@@ -999,7 +1012,8 @@ const cli = root.pipe(
     groups[3].command,
     groups[4].command,
     groups[5].command,
-    groups[6].command
+    groups[6].command,
+    groups[7].command
   ])
 )
 

@@ -8,6 +8,7 @@ import { ReferenceStore } from "../compliance/ReferenceStore.ts"
 import { ReportOps } from "../compliance/ReportOps.ts"
 import { ReportRuns } from "../compliance/ReportRuns.ts"
 import { Properties } from "../properties/Properties.ts"
+import { StoredSecrets } from "../secrets/StoredSecrets.ts"
 import type {
   AccountNotFound,
   ExternalIdInUse,
@@ -80,6 +81,7 @@ const HandlersLive = AdminRpcs.toLayer(Effect.gen(function*() {
   const reports = yield* ReportRuns
   const reportOps = yield* ReportOps
   const reference = yield* ReferenceStore
+  const secrets = yield* StoredSecrets
   const fileNotFound = (id: string) => new AdminError({ message: `no SIRE file ${id} waiting for confirmation`, code: "file_not_found" })
   return {
     CreateAccount: (input) => accounts.create(input),
@@ -116,7 +118,17 @@ const HandlersLive = AdminRpcs.toLayer(Effect.gen(function*() {
     RetryReports: ({ reservation_id }) => Effect.mapError(reportOps.retry(reservation_id), toAdminError),
     ListReference: (filter) => Effect.mapError(reference.list(filter), toAdminError),
     SetReference: (input) => Effect.mapError(reference.set(input), toAdminError),
-    UnsetReference: (input) => Effect.mapError(reference.unset(input), toAdminError)
+    UnsetReference: (input) => Effect.mapError(reference.unset(input), toAdminError),
+    RotateSecrets: () =>
+      Effect.flatMap(secrets.rotate, ({ reencrypted, unreadable }) =>
+        unreadable.length === 0 ? Effect.succeed({ reencrypted }) : Effect.fail(
+          new AdminError({
+            code: "secret_unreadable",
+            message: `re-encrypted ${reencrypted}; ${unreadable.length} stored secrets are under a key that is neither `
+              + `SECRETS_KEY nor SECRETS_KEY_PREVIOUS and were left as they are: `
+              + unreadable.map((u) => `${u.table}.${u.column} of ${u.id} (key ${u.key_id})`).join(", ")
+          })
+        ))
   }
 }))
 

@@ -209,5 +209,10 @@ export class AdminRpcs extends RpcGroup.make(
     payload: { table: TableName, key: Schema.String },
     success: Schema.Struct({ ...ReferenceEntry.fields, previous: Schema.NullOr(Schema.String) }),
     error: AdminError
+  }),
+  // Design §9: every stored secret not under the current SECRETS_KEY sealed under it (a second run answers 0).
+  Rpc.make("RotateSecrets", {
+    success: Schema.Struct({ reencrypted: Schema.Int }),
+    error: AdminError
   })
 ).middleware(AdminAuth) {}

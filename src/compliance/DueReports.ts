@@ -1,8 +1,10 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { DateTime, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { DateTime, Duration, Effect, Exit, Option, Redacted, Schedule, Schema } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
+import { JobLeases } from "../db/JobLeases.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import type { GuestRow, ReservationRow } from "../reservations/ReservationRow.ts"
+import { SecretBox } from "../secrets/SecretBox.ts"
 
 /**
  * The claim and load stages of a report run (design §7): which live reservations a run takes, under a lease,
@@ -45,6 +47,8 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ReservationRepo
     const { reportLease } = yield* AppConfig
+    const leases = yield* (yield* JobLeases).register("report", repo.releaseReportLeasesHeldUntil)
+    const box = yield* SecretBox
 
     const profileOf = SqlSchema.single({
       Request: Schema.String,
@@ -59,14 +63,10 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
     const claim = (today: string, force: boolean) =>
       Effect.gen(function*() {
         const now = yield* DateTime.now
-        return yield* repo.claimDueReports({
-          today,
-          force,
-          at: DateTime.toDateUtc(now),
-          leaseUntil: DateTime.toDateUtc(DateTime.addDuration(now, reportLease)),
-          limit: CLAIM_BATCH
-        })
-      })
+        const leaseUntil = DateTime.toDateUtc(DateTime.addDuration(now, reportLease))
+        return yield* repo.claimDueReports({ today, force, at: DateTime.toDateUtc(now), leaseUntil, limit: CLAIM_BATCH })
+          .pipe(Effect.tap((due) => leases.held(due.map((report) => report.id), leaseUntil)))
+      }).pipe(Effect.uninterruptible)
 
     /**
      * One reservation with its registered guests and its property; `profiles` caches properties for the length
@@ -81,7 +81,23 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
       })
 
     /** A cache of property profiles for one run. */
-    const profiles = Effect.cachedFunction((propertyId: string) => profileOf(propertyId).pipe(Effect.orDie))
+    const profiles = Effect.cachedFunction((propertyId: string) =>
+      profileOf(propertyId).pipe(
+        // The token is stored sealed (design §3): opened here, for the run, and kept Redacted. One that no
+        // configured key opens holds this property's TRA reports as a missing token would (setting the token
+        // again fixes both), instead of failing the whole run for every property.
+        Effect.flatMap((profile) =>
+          profile.tra_token === null ? Effect.succeed(profile) : box.open(Redacted.value(profile.tra_token)).pipe(
+            Effect.map((token) => ({ ...profile, tra_token: Redacted.make(token) })),
+            Effect.catchTag("SecretUnreadable", (error) =>
+              Effect.as(
+                Effect.logError(`the TRA token of property ${propertyId} cannot be read: ${error.message}`),
+                { ...profile, tra_token: null }
+              ))
+          )
+        ),
+        Effect.orDie
+      ))
 
     /**
      * Keeps the leases of `claimed` (read at each beat) for as long as `work` runs, renewing them every third
@@ -90,16 +106,27 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
      */
     const holding = <A, E, R>(claimed: ReadonlyArray<string>, work: Effect.Effect<A, E, R>) =>
       Effect.scoped(Effect.gen(function*() {
-        const renew = Effect.flatMap(DateTime.now, (now) =>
-          repo.renewReportLeases(claimed, DateTime.toDateUtc(DateTime.addDuration(now, reportLease))))
+        const renew = Effect.flatMap(DateTime.now, (now) => {
+          const until = DateTime.toDateUtc(DateTime.addDuration(now, reportLease))
+          return repo.renewReportLeases(claimed, until).pipe(
+            Effect.zipRight(leases.held(claimed, until)),
+            Effect.uninterruptible
+          )
+        })
         const every = Option.getOrElse(Duration.divide(reportLease, 3), () => reportLease)
         yield* Effect.forkScoped(Effect.schedule(
           Effect.catchAllCause(renew, (cause) => Effect.logWarning("report lease renewal failed", cause)),
           Schedule.spaced(every)
         ))
-        return yield* work
+        // A run that failed leaves its leases to lapse, as before; one interrupted by a shutdown keeps them noted,
+        // and the stopping process gives them back.
+        return yield* Effect.onExit(work, (exit) => Exit.isInterrupted(exit) ? Effect.void : leases.settled(claimed))
       }))
 
-    return { claim, load, profiles, holding, release: repo.releaseReportLeases } as const
+    /** The run recorded what it claimed: its leases are given back. */
+    const release = (ids: ReadonlyArray<string>) =>
+      repo.releaseReportLeases(ids).pipe(Effect.zipRight(leases.settled(ids)))
+
+    return { claim, load, profiles, holding, release } as const
   })
 }) {}

@@ -69,8 +69,21 @@ export interface AppConfigShape {
   readonly reportLease: Duration.Duration
   /** Crash-test failpoints (`FAILPOINTS`, comma-separated names; `shared/Failpoints.ts`). Empty in production. */
   readonly failpoints: ReadonlySet<string>
+  /**
+   * On SIGTERM/SIGINT, how long requests in flight get to finish once the listener has closed (design §9);
+   * `SHUTDOWN_DRAIN_SECONDS`, default 10.
+   */
+  readonly shutdownDrain: Duration.Duration
   /** `open`: anyone may sign up in the panel (test environment only until an operator enables live), design §8. */
   readonly panelSignup: "open" | "closed"
+  /**
+   * `SECRETS_KEY`: the AES-256-GCM key (32 bytes, base64) of the secrets stored in the database (design §3, §9);
+   * unset: generated into `DATA_DIR/secrets-key` in embedded mode, refused at start with `DATABASE_URL`
+   * (`secrets/SecretBox.ts`).
+   */
+  readonly secretsKey: Option.Option<Redacted.Redacted<Uint8Array>>
+  /** `SECRETS_KEY_PREVIOUS`: still read during a rotation, never written with (design §9). */
+  readonly secretsKeyPrevious: Option.Option<Redacted.Redacted<Uint8Array>>
   /**
    * The Prometheus listener's port (design §9), on `HOST`; unset: no listener. Never the public port: the
    * metrics name routes and queues an outsider has no business seeing. 0 picks a free port (tests).
@@ -129,6 +142,28 @@ const smtpUrl = Config.redacted("SMTP_URL").pipe(
   })
 )
 
+/**
+ * A 32-byte key in base64 (`openssl rand -base64 32`); empty means unset. Errors never repeat the value: it is
+ * the key.
+ */
+const secretsKey = (name: string) =>
+  Config.redacted(name).pipe(
+    Config.option,
+    Config.mapOrFail((value) => {
+      const set = Option.filter(Option.map(value, (v) => Redacted.value(v).trim()), (v) => v !== "")
+      if (Option.isNone(set)) return Either.right(Option.none<Redacted.Redacted<Uint8Array>>())
+      const bytes = /^[A-Za-z0-9+/]+={0,2}$|^[A-Za-z0-9_-]+$/.test(set.value)
+        ? Buffer.from(set.value, "base64")
+        : Buffer.alloc(0)
+      return bytes.length === 32
+        ? Either.right(Option.some(Redacted.make(new Uint8Array(bytes))))
+        : Either.left(ConfigError.InvalidData(
+          [name],
+          `expected 32 bytes in base64 (44 characters, e.g. from \`openssl rand -base64 32\`); got ${bytes.length} bytes`
+        ))
+    })
+  )
+
 /** `MAIL_FROM`: one address, bare or with a display name; empty means the default. */
 const mailFrom = Config.string("MAIL_FROM").pipe(
   Config.option,
@@ -182,9 +217,19 @@ const config = Config.all({
     Config.withDefault(""),
     Config.map((value) => new Set(value.split(",").map((name) => name.trim()).filter((name) => name !== "")))
   ),
+  shutdownDrain: Config.integer("SHUTDOWN_DRAIN_SECONDS").pipe(
+    Config.withDefault(10),
+    Config.validate({
+      message: "SHUTDOWN_DRAIN_SECONDS must be a whole number of seconds between 0 and 3600",
+      validation: (seconds) => seconds >= 0 && seconds <= 3600
+    }),
+    Config.map(Duration.seconds)
+  ),
   panelSignup: optionalChoice("PANEL_SIGNUP", ["open", "closed"]).pipe(
     Config.map(Option.getOrElse(() => "closed" as const))
   ),
+  secretsKey: secretsKey("SECRETS_KEY"),
+  secretsKeyPrevious: secretsKey("SECRETS_KEY_PREVIOUS"),
   allowPrivateUrls: optionalChoice("WEBHOOK_ALLOW_PRIVATE_URLS", ["true", "false", "1", "0"]).pipe(
     Config.map(Option.exists((value) => value === "true" || value === "1"))
   ),

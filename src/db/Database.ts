@@ -6,6 +6,7 @@ import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import Pg from "pg"
 import { AppConfig } from "../config/AppConfig.ts"
+import * as DataDirLock from "./DataDirLock.ts"
 
 /** Which database the process talks to; readiness and the polling-vs-LISTEN choice depend on it. */
 export interface DatabaseInfo {
@@ -90,7 +91,9 @@ const postgres = (url: Redacted.Redacted, poolSize: number) =>
     const pool = new Pg.Pool({
       connectionString: Redacted.value(url),
       max: poolSize,
-      connectionTimeoutMillis: 10_000,
+      // A request waiting for a connection while the database is away gets its 503 within 5 s, not later
+      // (docs/reliability.md); start-up still waits 10 s in all (`connectPool`).
+      connectionTimeoutMillis: 5_000,
       application_name: "partner-registration",
       types
     })
@@ -101,10 +104,12 @@ const postgres = (url: Redacted.Redacted, poolSize: number) =>
 
 /**
  * Embedded PostgreSQL: PGlite keeps its data in `DATA_DIR/pg` and is reached through pglite-socket with the
- * same `pg` client as production. Loaded by dynamic import so production images never initialise it.
+ * same `pg` client as production. Loaded by dynamic import so production images never initialise it. The
+ * directory's lock is taken first and given back last: a second process stops before it opens any file.
  */
-const embedded = (dataDir: string) =>
+const embedded = (dataDir: string, servicePort: number) =>
   Layer.unwrapScoped(Effect.gen(function*() {
+    const lock = yield* DataDirLock.acquire(dataDir, servicePort)
     const dir = NodePath.resolve(dataDir, "pg")
     yield* Effect.promise(() => NodeFs.mkdir(dir, { recursive: true }))
     const { PGlite } = yield* Effect.promise(() => import("@electric-sql/pglite"))
@@ -134,16 +139,17 @@ const embedded = (dataDir: string) =>
     pool.on("error", () => {})
     const target = `embedded PGlite in ${dir}`
     yield* connectPool(pool, target)
-    return sqlLayer(pool, { mode: "embedded", target })
+    return Layer.merge(sqlLayer(pool, { mode: "embedded", target }), Layer.succeed(DataDirLock.Held, lock))
   }))
 
-/** `SqlClient` + `PgClient` + `Database` + `PgPool` for the configured database. */
+/** `SqlClient` + `PgClient` + `Database` + `PgPool` for the configured database (and its lock when embedded). */
 export const layer: Layer.Layer<
-  Database | PgPool | PgClient.PgClient | SqlClient.SqlClient,
-  DatabaseUnavailable | SqlError.SqlError,
+  Database | PgPool | PgClient.PgClient | SqlClient.SqlClient | DataDirLock.Held,
+  DatabaseUnavailable | DataDirLock.DataDirInUse | DataDirLock.DataDirLockUnreadable | SqlError.SqlError,
   AppConfig
 > = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
   Option.match(config.databaseUrl, {
-    onNone: () => embedded(config.dataDir),
-    onSome: (url) => postgres(url, config.dbPoolSize)
+    onNone: () => embedded(config.dataDir, config.port),
+    onSome: (url) =>
+      Layer.merge(postgres(url, config.dbPoolSize), Layer.succeed(DataDirLock.Held, DataDirLock.Held.defaultValue()))
   })))

@@ -1,6 +1,7 @@
 import { HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { JobLeases } from "../db/JobLeases.ts"
 import { OutboundFailed, SafeHttp } from "../net/SafeHttp.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
@@ -82,6 +83,12 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
     const http = yield* SafeHttp
     const store = yield* DocumentStore
 
+    const leases = yield* (yield* JobLeases).register("document photo", (ids, until) =>
+      sql<{ id: string }>`
+        UPDATE document_fetches SET lease_until = NULL
+        WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
+        .pipe(Effect.map((rows) => rows.length), Effect.orDie))
+
     const claim = (limit: number) => Effect.gen(function*() {
       const now = yield* DateTime.now
       const leaseUntil = DateTime.toDateUtc(DateTime.addDuration(now, PHOTO_LEASE))
@@ -94,8 +101,10 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
           ORDER BY next_attempt_at
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
-        RETURNING id, guest_id, side, url, attempts, trace_parent`
-    })
+        RETURNING id, guest_id, side, url, attempts, trace_parent`.pipe(
+        Effect.tap((jobs) => leases.held(jobs.map((job) => job.id), leaseUntil))
+      )
+    }).pipe(Effect.uninterruptible)
 
     const download = (job: ClaimedFetch) =>
       http.execute(HttpClientRequest.get(job.url), { maxBodyBytes: MAX_DOCUMENT_BYTES, timeout: PHOTO_TIMEOUT }).pipe(
@@ -173,6 +182,7 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
     const work = (job: ClaimedFetch) =>
       download(job).pipe(
         Effect.flatMap((outcome) => record(job, outcome)),
+        Effect.zipRight(leases.settled([job.id])),
         Effect.withSpan("PhotoFetcher.fetch", {
           attributes: { "document.side": job.side },
           ...TraceContext.parentOf(job.trace_parent)

@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Layer, Schedule } from "effect"
+import { DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import { addDays, todayInBogota } from "../shared/Calendar.ts"
+import { bodyFor } from "../webhooks/Signature.ts"
 import { DocumentStore } from "./DocumentStore.ts"
 
-/** Photos are deleted 30 days after check-out (spec constants; design §5). */
+/** Photos are deleted 30 days after check-out (spec constants; design §5), and guest data leaves with them (§3). */
 export const RETENTION_DAYS = 30
 /** How often the retention job looks (it is cheap: one indexed query when nothing is due). */
 export const RETENTION_EVERY = Duration.hours(6)
@@ -14,9 +15,16 @@ const BATCH = 500
 export const keptSince = (today: string): string => addDays(today, -RETENTION_DAYS)
 
 /**
- * Deletes the document photos of stays whose check-out is more than 30 days past (Bogotá date), files first
- * and then their records, so a crash in between only leaves records whose files are already gone (deleting
- * again is harmless). From that day `document_uploaded` reads null (design §6.4), whatever the files.
+ * The retention job, for stays whose check-out is more than 30 days past (Bogotá date):
+ * - deletes the document photos, files first and then their records, so a crash in between only leaves records
+ *   whose files are already gone (deleting again is harmless). From that day `document_uploaded` reads null
+ *   (design §6.4), whatever the files;
+ * - removes the guests' personal data from what was kept of their stay besides the reservation itself (design
+ *   §3): `guests` leaves the stored event bodies, which are also what every delivery sends and redelivers (the
+ *   delivery rows, their attempts, statuses, event ids and types stay); the content of each SIRE file goes once
+ *   every stay in it is past the 30 days (its name, line count, state and the authority's answer stay).
+ *   `reservations.personal_data_removed_at` marks a stay done. The guests' own rows are the reservation's
+ *   record, which endpoint 6 still answers, and are not touched.
  */
 export class Retention extends Effect.Service<Retention>()("documents/Retention", {
   dependencies: [ReservationRepo.Default],
@@ -25,7 +33,7 @@ export class Retention extends Effect.Service<Retention>()("documents/Retention"
     const reservations = yield* ReservationRepo
     const store = yield* DocumentStore
 
-    /** One pass; answers how many guests' documents were deleted. */
+    /** Photos; answers how many guests' documents were deleted. */
     const run = Effect.gen(function*() {
       const cutoff = keptSince(yield* todayInBogota)
       let deleted = 0
@@ -38,16 +46,70 @@ export class Retention extends Effect.Service<Retention>()("documents/Retention"
       }
     }).pipe(Effect.orDie, Effect.withSpan("Retention.run"))
 
-    return { run } as const
+    /** One batch of stays, in one transaction: their events, then the mark. */
+    const redactBatch = (ids: ReadonlyArray<string>, at: Date) =>
+      Effect.gen(function*() {
+        // `bodyFor` is what a delivery to an endpoint without include_guests sends: the body minus `data.guests`,
+        // in its own key order. An event without guests is left byte for byte.
+        const events = yield* sql<{ seq: string; body: string }>`
+          SELECT seq, body::text AS body FROM events WHERE reservation_id IN ${sql.in(ids)} FOR UPDATE`
+        for (const event of events) {
+          const stripped = bodyFor(event.body, false)
+          if (stripped !== event.body) yield* sql`UPDATE events SET body = ${stripped}::json WHERE seq = ${event.seq}`
+        }
+        yield* reservations.markPersonalDataRemoved(ids, at)
+      }).pipe(sql.withTransaction)
+
+    /**
+     * SIRE files whose every stay is past the 30 days (a file holds the movements of several stays). A sweep of
+     * the files not yet emptied rather than of the marked stays: a file written after its stays were marked (an
+     * exit report retried for weeks) goes too.
+     */
+    const redactFiles = (cutoff: string, at: Date) =>
+      sql<{ id: string }>`
+        UPDATE sire_files f SET content = '', redacted_at = ${at}
+        WHERE f.redacted_at IS NULL
+          AND EXISTS (SELECT 1 FROM sire_movements m WHERE m.file_id = f.id)
+          AND NOT EXISTS (
+            SELECT 1 FROM sire_movements m JOIN reservations r ON r.id = m.reservation_id
+            WHERE m.file_id = f.id AND r.check_out >= ${cutoff})
+        RETURNING f.id`
+
+    /** Personal data of event bodies and SIRE files; answers how many stays and files were done. */
+    const redact = Effect.gen(function*() {
+      const cutoff = keptSince(yield* todayInBogota)
+      const at = DateTime.toDateUtc(yield* DateTime.now)
+      let stays = 0
+      for (;;) {
+        const ids = yield* reservations.holdingPersonalDataCheckedOutBefore(cutoff, BATCH)
+        if (ids.length === 0) break
+        yield* redactBatch(ids, at)
+        stays += ids.length
+      }
+      const files = (yield* redactFiles(cutoff, at)).length
+      return { stays, files }
+    }).pipe(Effect.orDie, Effect.withSpan("Retention.redact"))
+
+    return { run, redact } as const
   })
 }) {}
 
 /** The retention loop (ROLE=worker|all): at start, then every `RETENTION_EVERY`. */
 export const loop = Layer.scopedDiscard(Effect.flatMap(Retention, (retention) =>
   Effect.forkScoped(Effect.repeat(
-    retention.run.pipe(
-      Effect.tap((deleted) => deleted > 0 ? Effect.logInfo(`deleted the document photos of ${deleted} guests`) : Effect.void),
-      Effect.catchAllCause((cause) => Effect.logError("document retention failed", cause))
+    Effect.zipRight(
+      retention.run.pipe(
+        Effect.tap((deleted) => deleted > 0 ? Effect.logInfo(`deleted the document photos of ${deleted} guests`) : Effect.void),
+        Effect.catchAllCause((cause) => Effect.logError("document retention failed", cause))
+      ),
+      retention.redact.pipe(
+        Effect.tap(({ files, stays }) =>
+          stays + files > 0
+            ? Effect.logInfo(`removed guest personal data from the events of ${stays} stays and from ${files} SIRE files`)
+            : Effect.void
+        ),
+        Effect.catchAllCause((cause) => Effect.logError("personal data retention failed", cause))
+      )
     ),
     Schedule.spaced(RETENTION_EVERY)
   ))))

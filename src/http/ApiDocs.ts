@@ -7,7 +7,8 @@ import * as CompressedAsset from "./CompressedAsset.ts"
 /**
  * The OpenAPI document and the API reference page (design §1), served by this process alone: the page is a small
  * HTML shell, the Scalar script a separate asset under a content-hashed name (cached for good by the browser),
- * the document fetched by the page from its own URL. Everything is compressed once at start-up (CompressedAsset).
+ * the document fetched by the page from its own URL. Everything is compressed once (CompressedAsset): the page and
+ * the document at start-up, the script when it is first asked for.
  *
  * Why not `HttpApiScalar.layer`: it inlines the 3.3 MB Scalar bundle and the document into the page on every
  * load, uncompressed, and Scalar then fetches its fonts from fonts.scalar.com — the page broke offline and behind
@@ -39,16 +40,21 @@ const loadScalarBundle = Effect.promise(async () => {
 })
 
 /**
- * The bundle is a constant of the installed package: compressed once per process, however many servers the
- * process starts (the test suite starts dozens).
+ * The script's content-hashed name, known without loading the bundle: the bundle is a constant of the installed
+ * @effect/platform, so its version names it (an upgrade changes the name, as a new body must).
  */
-const scalarBundle = Effect.runSync(Effect.cached(Effect.flatMap(loadScalarBundle, (javascript) => {
-  const hash = CompressedAsset.contentHash(javascript).slice(0, 12)
-  return Effect.map(
-    CompressedAsset.make(javascript, { contentType: JAVASCRIPT_TYPE, cacheControl: IMMUTABLE }),
-    (asset) => ({ asset, file: `scalar-${hash}.js` })
-  )
-})))
+const scalarFile = (() => {
+  const platformPackage = createRequire(import.meta.url)("@effect/platform/package.json") as { readonly version: string }
+  return `scalar-${CompressedAsset.contentHash(`@effect/platform@${platformPackage.version}`).slice(0, 12)}.js`
+})()
+
+/**
+ * The bundle (3.3 MB) is loaded and compressed on the first request for it, once per process however many
+ * servers the process starts (the test suite starts dozens): most processes never serve it, and loading it at
+ * start cost ~60 MB of peak memory and a second of start-up on this machine (docs/performance.md).
+ */
+const scalarBundle = Effect.runSync(Effect.cached(Effect.flatMap(loadScalarBundle, (javascript) =>
+  CompressedAsset.make(javascript, { contentType: JAVASCRIPT_TYPE, cacheControl: IMMUTABLE }))))
 
 /** `GET path`: the API's OpenAPI document (`OpenApi.fromApi`, as `HttpApiBuilder.middlewareOpenApi`), compressed. */
 export const openApiLayer = (options: { readonly path: `/${string}` }) =>
@@ -109,7 +115,7 @@ export const scalarLayer = (options: ScalarPageOptions) =>
     Effect.gen(function*() {
       const { api } = yield* HttpApi.Api
       const { info } = OpenApi.fromApi(api)
-      const { asset: script, file } = yield* scalarBundle
+      const file = scalarFile
       const scriptPath = `${options.path}/assets/${file}`
       const configuration = {
         _integration: "html",
@@ -152,7 +158,7 @@ export const scalarLayer = (options: ScalarPageOptions) =>
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
           const params = yield* HttpRouter.params
-          if (params.file === file) return script.respond(request)
+          if (params.file === file) return (yield* scalarBundle).respond(request)
           // An old name after an upgrade, or a guess: the error middleware would call it 405 (GET is routed here).
           return HttpServerResponse.unsafeJson(
             toBody("not_found", `no route GET ${request.url.split("?", 1)[0]}`),

@@ -8,8 +8,16 @@ import {
   HttpServerResponse,
   Multipart
 } from "@effect/platform"
-import { Cause, Effect, Option } from "effect"
-import { clip, clipError, clipIssueMessage, toBody } from "../shared/errors.ts"
+import { Cause, Effect, Option, Schema } from "effect"
+import { isUnavailable } from "../db/SqlErrors.ts"
+import {
+  clip,
+  clipError,
+  clipIssueMessage,
+  ServiceUnavailable,
+  ServiceUnavailableBody,
+  toBody
+} from "../shared/errors.ts"
 import * as AccessLog from "./AccessLog.ts"
 import * as BodyGuard from "./BodyGuard.ts"
 import * as Routes from "./Routes.ts"
@@ -63,6 +71,7 @@ const isDecodable = (path: string) => {
 }
 
 const json = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
+const encodeUnavailable = Schema.encodeSync(ServiceUnavailableBody)
 
 const tooLargeFor = (limit: number) =>
   json(
@@ -186,6 +195,29 @@ export const layer = (routes: ReadonlyArray<Route>) => {
       Effect.as(json(500, toBody("internal_error", "internal server error; retry", { request_id: requestId })))
     )
 
+  /**
+   * PostgreSQL away (docs/reliability.md): 503 `service_unavailable` at once, whichever route — not a 500, since
+   * nothing is wrong with the request or the service; one warning line per request, without the stack.
+   */
+  const unavailable = (request: HttpServerRequest.HttpServerRequest, error: unknown, requestId: string) =>
+    Effect.logWarning("request answered 503: the database is unavailable").pipe(
+      Effect.annotateLogs({
+        request_id: requestId,
+        method: request.method,
+        reason: clip(error instanceof Error ? String(error.cause ?? error.message) : String(error), 200)
+      }),
+      Effect.as(
+        HttpServerResponse.setHeader(
+          json(503, encodeUnavailable(new ServiceUnavailable({
+            message: "the service cannot reach its database right now; nothing was changed; retry in a few seconds",
+            details: { request_id: requestId }
+          }))),
+          "retry-after",
+          "5"
+        )
+      )
+    )
+
   const recover = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<never>, requestId: string) => {
     if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
     const failure = Cause.failureOption(cause)
@@ -199,6 +231,11 @@ export const layer = (routes: ReadonlyArray<Route>) => {
       const answer = multipartRefusal(error)
       if (answer !== undefined) return Effect.succeed(answer)
     }
+    const away = Cause.find(cause, (reason) => {
+      const error = reason._tag === "Die" ? reason.defect : reason._tag === "Fail" ? reason.error : undefined
+      return error !== undefined && isUnavailable(error) ? Option.some(error) : Option.none()
+    })
+    if (Option.isSome(away)) return unavailable(request, away.value, requestId)
     // Typed failures of the contract (our TaggedErrors) are encoded by HttpApi right after this middleware,
     // with the input they quote clipped.
     if (Option.isSome(failure)) {

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Duration, Effect, Either, Fiber, FiberSet, Layer, Option, Schedule } from "effect"
+import { JobLeases } from "../db/JobLeases.ts"
 import { delayBeforeRetry } from "../shared/DurableRetry.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import { type MailFailed, Mailer } from "./Mailer.ts"
@@ -86,6 +87,11 @@ export interface ClaimedMail {
 export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const leases = yield* (yield* JobLeases).register("mail", (ids, until) =>
+      sql<{ id: string }>`
+        UPDATE mail_outbox SET lease_until = NULL
+        WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
+        .pipe(Effect.map((rows) => rows.length), Effect.orDie))
 
     /** `enqueueMail` with this service's client; it still joins the caller's transaction. */
     const enqueue = (mail: MailToSend): Effect.Effect<string> =>
@@ -105,8 +111,10 @@ export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
             ORDER BY next_attempt_at
             LIMIT ${limit}
             FOR UPDATE SKIP LOCKED)
-          RETURNING id, recipient, template, subject, text_body, html_body, attempts, created_at, trace_parent`
-      }).pipe(Effect.orDie)
+          RETURNING id, recipient, template, subject, text_body, html_body, attempts, created_at, trace_parent`.pipe(
+          Effect.tap((jobs) => leases.held(jobs.map((job) => job.id), leaseUntil))
+        )
+      }).pipe(Effect.orDie, Effect.uninterruptible)
 
     const markFailed = (job: ClaimedMail, error: MailFailed, at: Date) =>
       Effect.zipRight(
@@ -161,7 +169,8 @@ export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
       Effect.flatMap(Mailer, (mailer) =>
         mailer.send({ to: job.recipient, subject: job.subject, text: job.text_body, html: job.html_body }).pipe(
           Effect.either,
-          Effect.flatMap((result) => record(job, Either.getLeft(result)))
+          Effect.flatMap((result) => record(job, Either.getLeft(result))),
+          Effect.zipRight(leases.settled([job.id]))
         )).pipe(Effect.withSpan("MailQueue.deliver", TraceContext.parentOf(job.trace_parent)))
 
     /** Claims up to `limit` due messages and sends them all at once; answers how many were claimed. */
@@ -187,7 +196,11 @@ export const loop = Layer.scopedDiscard(Effect.gen(function*() {
   const mailer = yield* Mailer
   const sends = yield* FiberSet.make<void, never>()
   // Finalizers run in reverse: the loop fiber (forked below) stops, then this grace, then the set is closed.
-  yield* Effect.addFinalizer(() => FiberSet.awaitEmpty(sends).pipe(Effect.timeout(MAIL_SHUTDOWN_GRACE), Effect.ignore))
+  // A finalizer is uninterruptible: without `interruptible` the timeout could not end the wait, and a hanging
+  // SMTP server would hold the shutdown for SMTP_SEND_TIMEOUT instead of this grace.
+  yield* Effect.addFinalizer(() =>
+    Effect.interruptible(FiberSet.awaitEmpty(sends)).pipe(Effect.timeout(MAIL_SHUTDOWN_GRACE), Effect.ignore)
+  )
 
   const round = Effect.gen(function*() {
     const jobs = yield* queue.claim(MAIL_BATCH)

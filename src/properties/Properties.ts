@@ -5,6 +5,7 @@ import { Accounts } from "../accounts/Accounts.ts"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { PgPool, rawQuery } from "../db/Database.ts"
 import { isUniqueViolation } from "../db/SqlErrors.ts"
+import { SecretBox } from "../secrets/SecretBox.ts"
 import { ExternalIdInUse, InvalidRequest, PropertyNotFound } from "../shared/errors.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { checkScope, type Property, type PropertyMapping, type PropertyScope } from "./Property.ts"
@@ -117,6 +118,8 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
     const sql = yield* SqlClient.SqlClient
     const pool = yield* PgPool
     const accounts = yield* Accounts
+    // The TRA token is stored sealed (design §3); only the report run opens it (`DueReports`).
+    const box = yield* SecretBox
 
     /** Endpoint 1: every property of the key's (account, environment). Hot path: one indexed statement. */
     const list = (key: AuthenticatedKey): Effect.Effect<Array<Property>> =>
@@ -196,7 +199,7 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
             reports_sire: settings.reports_sire ?? true,
             requires_contract_signature: settings.requires_contract_signature ?? false,
             requires_document_photos: settings.requires_document_photos ?? false,
-            tra_token: settings.tra_token === undefined ? null : Redacted.value(settings.tra_token),
+            tra_token: settings.tra_token === undefined ? null : box.seal(Redacted.value(settings.tra_token)),
             establishment_name: settings.establishment_name ?? null,
             tipo_acomodacion: settings.tipo_acomodacion ?? null,
             default_room: settings.default_room ?? null,
@@ -212,7 +215,7 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
         const changes = Object.fromEntries(
           Object.entries(settings)
             .filter(([field, value]) => value !== undefined && field !== "environment")
-            .map(([field, value]) => [field, Redacted.isRedacted(value) ? Redacted.value(value) : value])
+            .map(([field, value]) => [field, Redacted.isRedacted(value) ? box.seal(String(Redacted.value(value))) : value])
         )
         const rows = Object.keys(changes).length === 0
           ? yield* sql<PropertyRow>`
@@ -255,7 +258,11 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
      */
     const updateSettings = (accountId: string, propertyId: string, settings: ReportingSettingsChange) =>
       Effect.gen(function*() {
-        const changes = Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined))
+        const changes = Object.fromEntries(
+          Object.entries(settings)
+            .filter(([, value]) => value !== undefined)
+            .map(([field, value]) => [field, field === "tra_token" && typeof value === "string" ? box.seal(value) : value])
+        )
         const scope = sql`id::text = ${propertyId} AND account_id = ${accountId}`
         const rows = Object.keys(changes).length === 0
           ? yield* sql<PropertyRow & SettingsRow>`

@@ -1,9 +1,9 @@
 import * as RateLimiter from "@effect/experimental/RateLimiter"
-import * as RedisRateLimiter from "@effect/experimental/RateLimiter/Redis"
 import { Clock, Context, Duration, Effect, Exit, Layer, Metric, Option, Redacted, Scope } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import type { KeyLimits } from "../auth/CurrentKey.ts"
 import { RateLimited } from "../shared/errors.ts"
+import * as RedisStore from "./RedisStore.ts"
 import * as Metrics from "../shared/Metrics.ts"
 
 /** The spec's three per-key budgets ("Limits"); design §6.15 says which request counts where. */
@@ -54,6 +54,49 @@ const per = (window: Duration.Duration) =>
     ? "hour"
     : Duration.format(window)
 
+/** While the shared store is away, at most one warning per this long (docs/reliability.md). */
+export const STORE_WARNING_EVERY = Duration.minutes(1)
+
+/** The first line of a store failure's cause: ioredis's errors carry a stack and a command dump (~900 bytes). */
+const reasonOf = (cause: unknown): string =>
+  (cause instanceof Error ? cause.message : String(cause)).split("\n", 1)[0]!.slice(0, 200)
+
+/**
+ * The rule for a shared store that does not answer (docs/reliability.md): fail open — the request is allowed
+ * without being counted, since refusing every partner request because a cache is down would turn a Redis
+ * outage into an API outage — and say so once per {@link STORE_WARNING_EVERY}, with how many requests went
+ * uncounted, instead of once per request; one line again when the store answers.
+ */
+const makeOutageLog = () => {
+  let outage: { since: number; warnedAt: number; uncounted: number } | undefined
+  return {
+    failed: (now: number, cause: unknown): Effect.Effect<void> => {
+      if (outage !== undefined && now - outage.warnedAt < Duration.toMillis(STORE_WARNING_EVERY)) {
+        outage.uncounted++
+        return Effect.void
+      }
+      const uncounted = (outage?.uncounted ?? 0) + 1
+      const since = outage?.since ?? now
+      outage = { since, warnedAt: now, uncounted }
+      return Effect.logWarning(
+        "rate-limit store unavailable; requests are allowed without counting (fail open)"
+      ).pipe(Effect.annotateLogs({
+        reason: reasonOf(cause),
+        since: new Date(since).toISOString(),
+        uncounted_requests: uncounted
+      }))
+    },
+    answered: (now: number): Effect.Effect<void> => {
+      if (outage === undefined) return Effect.void
+      const { since, uncounted } = outage
+      outage = undefined
+      return Effect.logInfo("rate-limit store answers again; requests are counted").pipe(
+        Effect.annotateLogs({ down_ms: now - since, uncounted_requests: uncounted })
+      )
+    }
+  }
+}
+
 /** Who a budget belongs to, for the refusals metric: a partner key, a check-in link or the panel's sign-in. */
 const ownerOf = (key: string) => key.startsWith("checkin:") ? "checkin" : key.startsWith("panel:") ? "panel" : "api_key"
 
@@ -63,21 +106,21 @@ const countRefusal = (key: string, what: string) =>
 
 const make = Effect.gen(function*() {
   const limiter = yield* RateLimiter.RateLimiter
+  const outage = makeOutageLog()
   const consumeKey: RateLimitsShape["consumeKey"] = ({ key, limit, window, what }) =>
     // Runs on every partner request: a flat pipeline, no generator (docs/performance.md).
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Effect.matchEffect(limiter.consume({ key, limit, window }), {
         // resetAfter is when the full budget is back (design §6.15).
         onSuccess: (result): Effect.Effect<Decision> =>
-          Effect.succeed({
+          Effect.as(outage.answered(now), {
             allowed: true,
             headers: headers(limit, result.remaining, Math.ceil((now + Duration.toMillis(result.resetAfter)) / 1000))
           }),
         onFailure: (error): Effect.Effect<Decision> => {
           if (error.reason === "StoreError") {
-            // A broken shared store must not take the API down: fail open, loudly.
             return Effect.as(
-              Effect.logWarning("rate-limit store unavailable; request allowed without counting", error.cause),
+              outage.failed(now, error.cause),
               { allowed: true, headers: headers(limit, limit, Math.ceil((now + Duration.toMillis(window)) / 1000)) }
             )
           }
@@ -110,7 +153,8 @@ const redisOptions = (url: string) => {
     ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
     ...(parsed.pathname.length > 1 ? { db: Number(parsed.pathname.slice(1)) } : {}),
     ...(parsed.protocol === "rediss:" ? { tls: {} } : {}),
-    prefix: "partner-registration:ratelimit:",
+    // Not the old store's prefix: its keys were strings, ours are hashes (those expire within a window).
+    prefix: "partner-registration:ratelimits:",
     // While Redis is down, fail each command at once (and fail open) instead of queueing it: ioredis's default
     // queue-and-retry held every partner request for seconds.
     enableOfflineQueue: false,
@@ -120,7 +164,8 @@ const redisOptions = (url: string) => {
 }
 
 /**
- * `@effect/experimental`'s Redis store, whose connection is closed in a scope of our own: its `quit()` rejects
+ * Our Redis store (`RedisStore.ts`: `@effect/experimental`'s own fails on fractional windows), whose connection
+ * is closed in a scope of our own: its `quit()` rejects
  * when Redis is already gone, and a shutdown must not fail (or hang) because the rate-limit cache is down.
  */
 const redisStore = (options: ReturnType<typeof redisOptions>) =>
@@ -140,7 +185,7 @@ const redisStore = (options: ReturnType<typeof redisOptions>) =>
           Effect.catchAllCause(() => Effect.void)
         )
       )
-      return yield* RedisRateLimiter.make({ ...options, retryStrategy }).pipe(Scope.extend(scope))
+      return yield* RedisStore.make({ ...options, retryStrategy }).pipe(Scope.extend(scope))
     })
   )
 

@@ -221,6 +221,24 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           (rows) => rows.map((row) => row.guest_id)
         ).pipe(Effect.orDie),
       /**
+       * Reservations whose stay ended before `checkOutBefore` and whose guests' personal data is still in event
+       * bodies or SIRE files (the retention job, design §3).
+       */
+      holdingPersonalDataCheckedOutBefore: (checkOutBefore: string, limit: number) =>
+        Effect.map(
+          sql<{ id: string }>`
+            SELECT id FROM reservations
+            WHERE personal_data_removed_at IS NULL AND check_out < ${checkOutBefore}
+            ORDER BY check_out, id LIMIT ${limit}`,
+          (rows) => rows.map((row) => row.id)
+        ).pipe(Effect.orDie),
+      /** The retention job is done with these reservations' personal data (design §3). */
+      markPersonalDataRemoved: (ids: ReadonlyArray<string>, at: Date) =>
+        sql`UPDATE reservations SET personal_data_removed_at = ${at} WHERE id IN ${sql.in(ids)}`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
+      /**
        * Report runs (design §7): takes up to `limit` live reservations with a report due on or before `today`
        * whose lease is free (and whose backoff wait is over, unless `force`), leasing them until `leaseUntil`.
        * `FOR UPDATE SKIP LOCKED`: several instances share a run and none takes a reservation twice.
@@ -272,6 +290,14 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           ? Effect.void
           : sql`UPDATE reservations SET report_lease_until = ${until} WHERE id IN ${sql.in(ids)} AND report_lease_until IS NOT NULL`
             .pipe(Effect.asVoid, Effect.orDie),
+      /** A stopping process gives back the leases it still holds at `until` (`db/JobLeases.ts`); answers how many. */
+      releaseReportLeasesHeldUntil: (ids: ReadonlyArray<string>, until: Date) =>
+        ids.length === 0
+          ? Effect.succeed(0)
+          : sql<{ id: string }>`
+            UPDATE reservations SET report_lease_until = NULL
+            WHERE id IN ${sql.in(ids)} AND report_lease_until = ${until}
+            RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
       releaseReportLeases: (ids: ReadonlyArray<string>) =>
         ids.length === 0
           ? Effect.void

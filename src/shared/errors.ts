@@ -57,6 +57,7 @@ const MEANINGS: Readonly<Record<string, string>> = {
   rate_limited: "limit exceeded; wait the seconds in the Retry-After header",
   internal_error: "server error; retry (`details.request_id` identifies it in the logs)",
   trm_unavailable: "the exchange rate for USD conversion could not be obtained; retry in a few minutes",
+  service_unavailable: "the database cannot be reached right now; nothing was changed, retry (docs/reliability.md)",
   not_found: "no such route",
   method_not_allowed: "the path exists, not with this method; the Allow header lists the methods",
   csrf_rejected: "a state-changing request without a same-origin Origin or the session's X-Panel-CSRF",
@@ -119,6 +120,11 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
 export class TrmUnavailable extends Schema.TaggedError<TrmUnavailable>()("TrmUnavailable", fields) {}
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", fields) {}
 export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", fields) {}
+/**
+ * The database is away (refused, lost or timed-out connection): the request could not be served and changed
+ * nothing; the error middleware answers it for any route (docs/reliability.md).
+ */
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", fields) {}
 /** A body route sent another content type than it reads (`application/json`, or the photo upload's multipart). */
 export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", fields) {}
 
@@ -184,6 +190,11 @@ export const MethodNotAllowedBody = wire(MethodNotAllowed, "method_not_allowed",
  * (the spec's table, pinned by its test) and not declared on the endpoints: every body route can answer it.
  */
 export const UnsupportedMediaTypeBody = wire(UnsupportedMediaType, "unsupported_media_type", 415)
+/**
+ * 503 while PostgreSQL is away (the spec has no code for it: docs/reliability.md). Like the 415, answered by
+ * the error middleware on any route, so neither in `allErrorBodies` nor declared on the endpoints.
+ */
+export const ServiceUnavailableBody = wire(ServiceUnavailable, "service_unavailable", 503)
 /** Operator failures, encoded like the rest should one ever leave through HTTP; not part of the spec's table. */
 export const AccountNotFoundBody = wire(AccountNotFound, "account_not_found", 404)
 export const KeyNotFoundBody = wire(KeyNotFound, "key_not_found", 404)

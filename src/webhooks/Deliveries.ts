@@ -2,8 +2,10 @@ import { HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Clock, DateTime, Duration, Effect, Either, Metric, Option } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
+import { JobLeases } from "../db/JobLeases.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { SafeHttp } from "../net/SafeHttp.ts"
+import { SecretBox } from "../secrets/SecretBox.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import { DeliveryNotFound } from "../shared/errors.ts"
 import * as Metrics from "../shared/Metrics.ts"
@@ -33,6 +35,7 @@ export interface ClaimedDelivery {
   readonly cycle_attempts: number
   readonly max_attempts: number
   readonly url: string
+  /** As stored: sealed (`SecretBox`); opened only to sign the attempt. */
   readonly secret: string
   readonly include_guests: boolean
   readonly is_active: boolean
@@ -96,6 +99,12 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
     const sql = yield* SqlClient.SqlClient
     const http = yield* SafeHttp
     const reservations = yield* ReservationRepo
+    const leases = yield* (yield* JobLeases).register("webhook delivery", (ids, until) =>
+      sql<{ id: string }>`
+        UPDATE webhook_deliveries SET lease_until = NULL
+        WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
+        .pipe(Effect.map((rows) => rows.length), Effect.orDie))
+    const box = yield* SecretBox
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
 
@@ -128,16 +137,20 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
               FOR UPDATE SKIP LOCKED)
             RETURNING id, endpoint_id, event_seq, event_id, event_type, cycle_attempts, max_attempts)
           SELECT ${sql.literal(CLAIMED_COLUMNS)}
-          FROM c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN events ev ON ev.seq = c.event_seq`
-      })
+          FROM c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN events ev ON ev.seq = c.event_seq`.pipe(
+          Effect.tap((jobs) => leases.held(jobs.map((job) => job.id), leaseUntil))
+        )
+      }).pipe(Effect.uninterruptible)
 
     /** Sends one claimed delivery and answers what happened; records nothing. */
     const send = (job: ClaimedDelivery) =>
       Effect.gen(function*() {
         const started = yield* Clock.currentTimeMillis
         const body = bodyFor(job.body, job.include_guests)
+        // A secret no configured key opens is a configuration fault (a wrong SECRETS_KEY): loud, not a failed attempt.
+        const secret = yield* Effect.orDie(box.open(job.secret))
         const headers = deliveryHeaders({
-          secret: job.secret,
+          secret,
           eventId: job.event_id,
           eventType: job.event_type,
           timestamp: Math.floor(started / 1000),
@@ -213,6 +226,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
             next_attempt_at = CASE WHEN ${delivered} OR status = 'pending' THEN ${nextAttemptAt}::timestamptz
               ELSE next_attempt_at END
           WHERE id = ${job.id}`
+        yield* leases.settled([job.id])
         return { delivered, httpStatus: sent.httpStatus, durationMs: sent.durationMs, error: sent.error, status }
       }).pipe(Effect.withSpan("Deliveries.attempt", {
         attributes: { "webhook.event": job.event_type, "webhook.delivery_id": job.id },
@@ -334,6 +348,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
             trace_parent: null
           } satisfies ClaimedDelivery
         }).pipe(sql.withTransaction)
+        yield* leases.held([job.id], leaseUntil)
         const outcome = yield* attempt(job)
         return {
           event_id: eventId,

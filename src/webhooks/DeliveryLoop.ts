@@ -1,6 +1,20 @@
-import { PgClient } from "@effect/sql-pg"
-import { DateTime, Duration, Effect, ExecutionStrategy, Exit, Layer, Option, Queue, Ref, Schedule, Scope, Stream } from "effect"
-import { Database } from "../db/Database.ts"
+import {
+  Cause,
+  DateTime,
+  Duration,
+  Effect,
+  ExecutionStrategy,
+  Exit,
+  Layer,
+  Option,
+  Queue,
+  Ref,
+  Schedule,
+  Scope,
+  Stream
+} from "effect"
+import { Database, PgPool } from "../db/Database.ts"
+import * as Listen from "../db/Listen.ts"
 import { Deliveries } from "./Deliveries.ts"
 import { DELIVERY_TIMEOUT } from "./RetryPolicy.ts"
 
@@ -14,6 +28,9 @@ export const DELIVERY_CONCURRENCY = 32
  */
 const BACKSTOP = { postgres: Duration.seconds(30), embedded: Duration.seconds(1) } as const
 
+/** After a failed round (the database away), the next one comes this soon. */
+const RETRY_AFTER_FAILURE = Duration.seconds(1)
+
 /**
  * The delivery loop (ROLE=worker|all; design §1, §7): claims due deliveries up to the free capacity, attempts
  * each in its own fiber, and sleeps until woken — by `NOTIFY webhook_deliveries` (a new or redelivered row),
@@ -24,14 +41,22 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   const database = yield* Database
   const wake = yield* Queue.sliding<void>(1)
   const inFlight = yield* Ref.make(0)
+  /** Rounds failed in a row. */
+  const failures = yield* Ref.make(0)
   const backstop = BACKSTOP[database.mode === "embedded" ? "embedded" : "postgres"]
 
   if (database.mode !== "embedded") {
-    const pg = yield* PgClient.PgClient
-    yield* pg.listen("webhook_deliveries").pipe(
-      Stream.runForEach(() => wake.offer(undefined)),
-      Effect.tapErrorCause((cause) => Effect.logWarning("webhook LISTEN failed; retrying", cause)),
-      Effect.retry(Schedule.spaced("5 seconds")),
+    const pool = yield* PgPool
+    // Each (re)start of the listener wakes the loop too: a delivery may have committed while it was away. The
+    // failure is logged when listening stops, not at every retry while the database stays away.
+    const listening = yield* Ref.make(true)
+    yield* Listen.listen(pool, "webhook_deliveries").pipe(
+      Stream.runForEach(() => Ref.set(listening, true).pipe(Effect.zipRight(wake.offer(undefined)))),
+      Effect.tapErrorCause((cause) =>
+        Effect.flatMap(Ref.getAndSet(listening, false), (was) =>
+          was ? Effect.logWarning("webhook LISTEN failed; retrying", Cause.squash(cause)) : Effect.void)
+      ),
+      Effect.retry(Schedule.exponential("200 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))),
       Effect.forkScoped
     )
   }
@@ -46,6 +71,8 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   yield* Effect.addFinalizer(() =>
     Ref.get(inFlight).pipe(
       Effect.repeat({ until: (n) => n === 0, schedule: Schedule.spaced("50 millis") }),
+      // A finalizer is uninterruptible: the wait must not be, for the timeout to end it.
+      Effect.interruptible,
       Effect.timeout(Duration.sum(DELIVERY_TIMEOUT, Duration.seconds(1))),
       Effect.ignore,
       Effect.zipRight(Scope.close(attempts, Exit.void))
@@ -85,8 +112,16 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     const sleep = full ? backstop : yield* idleFor
     yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(sleep))
   }).pipe(
+    Effect.zipLeft(Ref.set(failures, 0)),
+    // The database away (docs/reliability.md): try again every second, not after the backstop — deliveries
+    // resume within a second of its return —, and say so once per outage, not once a second.
     Effect.catchAllCause((cause) =>
-      Effect.logWarning("webhook delivery loop round failed", cause).pipe(Effect.zipRight(Effect.sleep(backstop)))
+      Ref.getAndUpdate(failures, (n) => n + 1).pipe(
+        Effect.flatMap((n) =>
+          n === 0 ? Effect.logWarning("webhook delivery loop round failed; retrying every second", cause) : Effect.void
+        ),
+        Effect.zipRight(Effect.raceFirst(Queue.take(wake), Effect.sleep(RETRY_AFTER_FAILURE)))
+      )
     ),
     Effect.forever
   )

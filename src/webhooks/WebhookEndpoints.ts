@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Either } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { SafeHttp } from "../net/SafeHttp.ts"
+import { SecretBox } from "../secrets/SecretBox.ts"
 import { isUuid } from "../shared/Uuid.ts"
 import { InvalidWebhookUrl, WebhookLimitReached, WebhookNotFound } from "../shared/errors.ts"
 import { newSecret } from "./Signature.ts"
@@ -15,12 +16,12 @@ export interface EndpointRow {
   readonly events: ReadonlyArray<EventType>
   readonly include_guests: boolean
   readonly is_active: boolean
-  readonly secret: string
   readonly secret_rotated_at: Date | null
   readonly created_at: Date
 }
 
-const COLUMNS = "id, account_id, environment, url, events, include_guests, is_active, secret, secret_rotated_at, created_at"
+// Not the secret: it is stored sealed and leaves only on creation and rotation, as generated.
+const COLUMNS = "id, account_id, environment, url, events, include_guests, is_active, secret_rotated_at, created_at"
 
 export const endpointView = (row: EndpointRow): WebhookEndpoint => ({
   id: row.id,
@@ -45,6 +46,7 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("webhoo
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const http = yield* SafeHttp
+    const box = yield* SecretBox
 
     /** Spec rule 9 / design §7: only public HTTPS (unless WEBHOOK_ALLOW_PRIVATE_URLS). */
     const checkUrl = (url: string) =>
@@ -86,6 +88,7 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("webhoo
               details: { limit: Limits.activeEndpoints }
             })
           }
+          const secret = newSecret()
           const [row] = yield* sql<EndpointRow>`
             INSERT INTO webhook_endpoints ${
             sql.insert({
@@ -94,11 +97,11 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("webhoo
               url: body.url,
               events: JSON.stringify(body.events ?? ["*"]),
               include_guests: body.include_guests ?? false,
-              secret: newSecret(),
+              secret: box.seal(secret),
               created_at: createdAt
             })
           } RETURNING ${sql.literal(COLUMNS)}`
-          return { ...endpointView(row!), secret: row!.secret }
+          return { ...endpointView(row!), secret }
         }).pipe(sql.withTransaction)
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
@@ -148,12 +151,13 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("webhoo
       Effect.gen(function*() {
         if (!isUuid(id)) return yield* webhookNotFound(id)
         const at = yield* now
-        const rows = yield* sql<{ id: string; secret: string }>`
-          UPDATE webhook_endpoints SET secret = ${newSecret()}, secret_rotated_at = ${at}
+        const secret = newSecret()
+        const rows = yield* sql<{ id: string }>`
+          UPDATE webhook_endpoints SET secret = ${box.seal(secret)}, secret_rotated_at = ${at}
           WHERE id = ${id} AND account_id = ${key.accountId} AND environment = ${key.environment} AND is_active
-          RETURNING id, secret`
+          RETURNING id`
         if (rows.length === 0) return yield* webhookNotFound(id)
-        return { id: rows[0]!.id, secret: rows[0]!.secret }
+        return { id: rows[0]!.id, secret }
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     return { list, create, update, deactivate, rotate } as const

@@ -26,5 +26,4 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   yield* beat
   yield* Effect.forkScoped(Effect.repeat(beat, Schedule.spaced(HEARTBEAT_EVERY)))
   yield* Effect.addFinalizer(() => sql`DELETE FROM worker_heartbeats WHERE instance_id = ${instanceId}`.pipe(Effect.ignore))
-  yield* Effect.logInfo(`background workers started (instance ${instanceId})`)
 }))

@@ -4,6 +4,7 @@ import * as NodePath from "node:path"
 import { call, type RunningApp, startApp, tempDir } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { runCli, spawnService } from "../support/process.ts"
+import { openStored } from "../support/secrets.ts"
 
 /** The ops CLI (design §4) as a real process against the real service on a fresh database. */
 
@@ -219,8 +220,10 @@ describe("properties", () => {
        FROM properties WHERE id = $1`,
       [propertyId]
     )
+    // The token is stored sealed under SECRETS_KEY (design §3)
+    expect(await openStored(stored!.tra_token)).toBe("tra-secret-token-xyz")
     expect(stored).toEqual({
-      tra_token: "tra-secret-token-xyz",
+      tra_token: expect.stringMatching(/^v1:[0-9a-f]{8}:/),
       sire_hotel_code: "H-123",
       sire_city_code: "13001",
       establishment_name: "Muralla SAS",
@@ -264,7 +267,8 @@ describe("properties", () => {
       environment: "live"
     })
     const [stored] = await db.query("SELECT tra_token, sire_hotel_code FROM properties WHERE id = $1", [propertyId])
-    expect(stored).toEqual({ tra_token: "tra-secret-token-xyz", sire_hotel_code: "H-123" })
+    expect(await openStored(stored!.tra_token)).toBe("tra-secret-token-xyz")
+    expect(stored!.sire_hotel_code).toBe("H-123")
     expect(out).not.toHaveProperty("tra_token")
   })
 
@@ -377,7 +381,8 @@ describe("migrate", () => {
             "0010_report_safety",
             "0011_reference_overrides",
             "0015_alerts",
-            "0016_trace_context"
+            "0016_trace_context",
+            "0017_secrets_at_rest"
           ]
         }
       })
@@ -423,7 +428,8 @@ describe("migrate", () => {
         { migration_id: 10, name: "report_safety" },
         { migration_id: 11, name: "reference_overrides" },
         { migration_id: 15, name: "alerts" },
-        { migration_id: 16, name: "trace_context" }
+        { migration_id: 16, name: "trace_context" },
+        { migration_id: 17, name: "secrets_at_rest" }
       ])
     } finally {
       await target.drop()

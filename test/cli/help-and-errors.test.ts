@@ -29,7 +29,8 @@ const COMMANDS = [
   "sire confirm",
   "reference list",
   "reference set",
-  "reference unset"
+  "reference unset",
+  "secrets rotate"
 ]
 
 /** An HTTP server that counts the requests it gets: the CLI must send none when it refuses a value. */
@@ -175,7 +176,7 @@ describe("a mistyped command line: one line saying what was expected, exit 2", (
     const message = refused(await runCli(["frob"]), "invalid_arguments")
     expect(message).toBe(
       "unknown command \"frob\" for cli; expected one of: migrate, accounts, sandbox, keys, properties, reports, "
-        + "sire, reference; see cli --help"
+        + "sire, reference, secrets; see cli --help"
     )
   })
 
@@ -283,7 +284,7 @@ describe("a mistyped command line: one line saying what was expected, exit 2", (
     expect(result.code).toBe(2)
     expect(result.output).toBe(
       "error: unknown command \"kees\" for cli; expected one of: migrate, accounts, sandbox, keys, properties, "
-        + "reports, sire, reference (did you mean \"keys\"?); see cli --help [invalid_arguments]\r\n"
+        + "reports, sire, reference, secrets (did you mean \"keys\"?); see cli --help [invalid_arguments]\r\n"
     )
   })
 })

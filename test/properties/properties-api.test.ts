@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Redacted } from "effect"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { openStored } from "../support/secrets.ts"
 
 let db: TestDatabase
 let app: RunningApp
@@ -61,7 +62,8 @@ describe("GET /api/partners/properties (endpoint 1)", () => {
     expect(text).not.toContain("environment")
     // stored for the TRA client, which needs it
     const stored = await db.query("SELECT tra_token FROM properties WHERE id = $1", [liveProperty.property_id])
-    expect(stored).toEqual([{ tra_token: "tok-secret" }])
+    expect(stored).toHaveLength(1)
+    expect(await openStored(stored[0]!.tra_token)).toBe("tok-secret")
   })
 
   test("tenant isolation: another account's key never sees these properties", async () => {

@@ -17,6 +17,12 @@ export interface RunningApp {
   readonly stop: () => Promise<void>
 }
 
+/**
+ * The `SECRETS_KEY` of every app the suite starts on PostgreSQL (required there, design §9) unless a test sets
+ * its own; embedded apps generate theirs into `DATA_DIR`.
+ */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString("base64")
+
 export const tempDir = (prefix: string) => NodeFs.mkdtemp(NodePath.join(NodeOs.tmpdir(), `${prefix}-`))
 
 /**
@@ -31,6 +37,7 @@ export const startApp = async (env: Record<string, string>): Promise<RunningApp>
     HOST: "127.0.0.1",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "Error",
     LOG_FORMAT: "pretty",
+    ...(env.DATABASE_URL === undefined ? {} : { SECRETS_KEY: TEST_SECRETS_KEY }),
     ...env,
     DATA_DIR: dataDir,
     ADMIN_TOKEN: adminToken

@@ -87,7 +87,15 @@ export interface ServiceProcess {
 export const spawnService = (env: Record<string, string>): ServiceProcess => {
   const child = Bun.spawn([BUN, "src/main.ts"], {
     cwd: ROOT,
-    env: { ...baseEnv(), PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "Info", ...env },
+    env: {
+      ...baseEnv(),
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "Info",
+      // Required with DATABASE_URL (design §9); a test that means to leave it out sets it to "".
+      ...(env.DATABASE_URL === undefined ? {} : { SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") }),
+      ...env
+    },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe"
@@ -105,7 +113,7 @@ export const spawnService = (env: Record<string, string>): ServiceProcess => {
     }
   }
   const pumped = Promise.all([pump(child.stdout), pump(child.stderr)])
-  const address = () => /Listening on (http:\/\/[0-9.]+:\d+)/.exec(text)?.[1]
+  const address = () => /listening on (http:\/\/[0-9.]+:\d+)/i.exec(text)?.[1]
 
   const ready = (timeoutMs = 20_000) =>
     new Promise<string>((resolve, reject) => {

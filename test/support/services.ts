@@ -2,6 +2,7 @@ import { ConfigProvider, Layer, ManagedRuntime } from "effect"
 import * as AppConfig from "../../src/config/AppConfig.ts"
 import * as Database from "../../src/db/Database.ts"
 import { Resolver, SafeHttp } from "../../src/net/SafeHttp.ts"
+import * as SecretBox from "../../src/secrets/SecretBox.ts"
 import type { RunningApp } from "./app.ts"
 
 /**
@@ -17,12 +18,20 @@ export const serviceRuntime = <A, E>(
 ): ManagedRuntime.ManagedRuntime<A, unknown> => {
   const config = AppConfig.layer.pipe(
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
-      new Map([["DATABASE_URL", app.env.DATABASE_URL ?? ""], ["DATA_DIR", app.dataDir], ...Object.entries(env)])
+      new Map([
+        ["DATABASE_URL", app.env.DATABASE_URL ?? ""],
+        ["DATA_DIR", app.dataDir],
+        ["SECRETS_KEY", app.env.SECRETS_KEY ?? ""],
+        ["SECRETS_KEY_PREVIOUS", app.env.SECRETS_KEY_PREVIOUS ?? ""],
+        ...Object.entries(env)
+      ])
     )))
   )
   return ManagedRuntime.make(
     (layer as Layer.Layer<A, E, never>).pipe(
       Layer.provide(SafeHttp.layer({ policy: { allowPrivate: true } }).pipe(Layer.provide(Resolver.system))),
+      // The app's own key (its SECRETS_KEY, or the embedded app's DATA_DIR/secrets-key): the same stored secrets.
+      Layer.provide(SecretBox.layer),
       Layer.provide(Database.layer),
       Layer.provide(config)
     )
