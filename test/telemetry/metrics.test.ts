@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Redacted } from "effect"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { type FakeSire, startFakeSire } from "../support/fakeSire.ts"
 import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
-import { colombian, registrationBody, reservationBody } from "../support/guests.ts"
+import { colombian, foreigner, registrationBody, reservationBody } from "../support/guests.ts"
 import { ROOT } from "../support/process.ts"
 import { type Receiver, startReceiver } from "../support/receiver.ts"
 import { freePort, type Scrape, scrape } from "../support/telemetry.ts"
@@ -18,6 +19,8 @@ import { bogotaToday } from "../support/trm.ts"
 let db: TestDatabase
 let app: RunningApp
 let tra: FakeTra
+let sire: FakeSire
+const GATEWAY_TOKEN = "sire-gateway-token"
 let receiver: Receiver
 let account: Awaited<ReturnType<typeof seedAccount>>
 let metricsUrl: string
@@ -25,6 +28,7 @@ let metricsUrl: string
 beforeAll(async () => {
   db = await freshDatabase()
   tra = startFakeTra()
+  sire = startFakeSire({ token: GATEWAY_TOKEN })
   receiver = startReceiver()
   const port = freePort()
   metricsUrl = `http://127.0.0.1:${port}/metrics`
@@ -32,6 +36,9 @@ beforeAll(async () => {
     DATABASE_URL: db.url,
     METRICS_PORT: String(port),
     TRA_BASE_URL: tra.url,
+    SIRE_MODE: "gateway",
+    SIRE_GATEWAY_URL: sire.url,
+    SIRE_GATEWAY_TOKEN: GATEWAY_TOKEN,
     REPORTS_EVERY: "24 hours",
     WEBHOOK_ALLOW_PRIVATE_URLS: "true"
   })
@@ -42,6 +49,7 @@ afterAll(async () => {
   await app?.stop()
   await db?.drop()
   tra?.stop()
+  sire?.stop()
   receiver?.stop()
 })
 
@@ -156,6 +164,33 @@ describe("metrics on METRICS_PORT (design §9)", () => {
     expect(after.value("job_queue_oldest_pending_age_seconds", { queue: "tra_submissions" })).toBeGreaterThanOrEqual(0)
     // Still due: it waits for its retry.
     expect(after.value("compliance_reports", { authority: "tra", state: "due" })).toBe(1)
+  })
+
+  test("a SIRE file posted to the gateway: counted by its outcome", async () => {
+    const property = await admin(app, (c) =>
+      c.CreateProperty({
+        account_id: account.accountId,
+        name: "Hotel Migración",
+        rnt_id: "77777",
+        tra_token: Redacted.make(DEFAULT_TOKEN),
+        sire_hotel_code: "4321",
+        sire_city_code: "5001"
+      }))
+    const body = registrationBody(property.property_id, [foreigner({ numero_documento: `P${documents++}` })], {
+      check_in: bogotaToday(),
+      check_out: "2099-01-03",
+      room_number: "102"
+    })
+    expect((await call(app, "POST", "/api/partners/registrations", { key: account.liveKey, json: body })).status).toBe(201)
+    const before = await metrics()
+    const run = await admin(app, (c) => c.RunReports({}))
+    expect(run.sire.sent).toBe(1)
+    expect(sire.uploads.length).toBe(1)
+    const after = await metrics()
+    const answered = { authority: "sire", outcome: "Answered" }
+    expect(after.value("authority_submissions_total", answered) - before.value("authority_submissions_total", answered))
+      .toBe(1)
+    expect(after.value("job_queue_items", { queue: "sire_movements", state: "accepted" })).toBe(1)
   })
 
   test("an overdue report: past its sends_on and not success, per authority", async () => {

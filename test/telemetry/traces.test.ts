@@ -6,6 +6,8 @@ import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts
 import { colombian, registrationBody, reservationBody } from "../support/guests.ts"
 import { ROOT } from "../support/process.ts"
 import { type Receiver, startReceiver } from "../support/receiver.ts"
+import { panelClient } from "../support/panel.ts"
+import { type FakeSmtp, startFakeSmtp } from "../support/smtp.ts"
 import { type ExportedSpan, type OtlpReceiver, startOtlpReceiver } from "../support/telemetry.ts"
 import { bogotaToday } from "../support/trm.ts"
 
@@ -21,6 +23,7 @@ let app: RunningApp
 let otlp: OtlpReceiver
 let receiver: Receiver
 let tra: FakeTra
+let smtp: FakeSmtp
 let account: Awaited<ReturnType<typeof seedAccount>>
 let checkinToken = ""
 
@@ -29,7 +32,9 @@ beforeAll(async () => {
   otlp = startOtlpReceiver()
   receiver = startReceiver()
   tra = startFakeTra()
+  smtp = await startFakeSmtp()
   app = await startApp({
+    SMTP_URL: smtp.url,
     DATABASE_URL: db.url,
     OTEL_EXPORTER_OTLP_ENDPOINT: `${otlp.url}/`,
     OTEL_SERVICE_NAME: "registro-test",
@@ -46,6 +51,7 @@ afterAll(async () => {
   otlp?.stop()
   receiver?.stop()
   tra?.stop()
+  await smtp?.stop()
 })
 
 const inTrace = (traceId: string) => otlp.spans.filter((span) => span.traceId === traceId)
@@ -97,6 +103,11 @@ describe("traces over OTLP/HTTP (design §9)", () => {
     expect((await call(app, "GET", `/api/checkin/${checkinToken}`, {
       headers: { referer: `https://registro.example.co/checkin/${checkinToken}` }
     })).status).toBe(200)
+    // The panel's sign-in: the code's e-mail is sent by the mail loop, in the request's trace; the session's
+    // CSRF token, sent on the sign-out, is not exported.
+    const panel = panelClient(app, smtp)
+    await panel.signIn("hoteleraandina@example.co")
+    expect((await panel.request("DELETE", "/api/panel/session")).status).toBe(200)
     // Probes are answered without a span.
     expect((await call(app, "GET", "/healthz")).status).toBe(200)
     expect((await call(app, "GET", "/readyz")).status).toBe(200)
@@ -162,6 +173,31 @@ describe("traces over OTLP/HTTP (design §9)", () => {
     expect(row?.event_trace?.slice(0, 35)).toBe(row?.trace_parent?.slice(0, 35))
     const request = otlp.spans.find((span) => span.name === "http.server POST" && row?.trace_parent?.includes(span.traceId))
     expect(request).toBeDefined()
+  })
+
+  test("an e-mail: queued by the request, sent by the mail loop in its trace", () => {
+    const request = otlp.spans.find((span) =>
+      span.name === "http.server POST" && span.attributes["url.path"] === "/api/panel/session/code"
+    )!
+    expect(request).toBeDefined()
+    const trace = inTrace(request.traceId)
+    const enqueue = trace.find((span) => span.name === "MailQueue.enqueue")
+    expect(enqueue, names(trace).join(", ")).toBeDefined()
+    const deliver = trace.find((span) => span.name === "MailQueue.deliver")
+    expect(deliver, names(trace).join(", ")).toBeDefined()
+    expect(deliver!.parentSpanId).toBe(enqueue!.spanId)
+    const send = trace.find((span) => span.name === "Mailer.send")
+    expect(send).toBeDefined()
+    expect(descendsFrom(send!, deliver!)).toBe(true)
+  })
+
+  test("the panel's CSRF header is recorded redacted", () => {
+    const signOut = otlp.spans.find((span) =>
+      span.name === "http.server DELETE" && span.attributes["url.path"] === "/api/panel/session"
+    )!
+    expect(signOut).toBeDefined()
+    expect(signOut.attributes["http.request.header.x-panel-csrf"]).toBe("<redacted>")
+    expect(signOut.attributes["http.request.header.cookie"]).toBe("<redacted>")
   })
 
   test("a check-in token is never exported: the request spans say :token", () => {
