@@ -1,5 +1,5 @@
 # Production image: Bun runtime, production dependencies installed from the lockfile, non-root user.
-# Build: docker build -t partner-registration .   Run: docker run -p 3000:3000 -e DATABASE_URL=… partner-registration
+# Build: docker build -t partner-registration .   Run: docker run -p 3000:3000 -e DATABASE_URL=… -e SECRETS_KEY=… partner-registration
 
 # 1. Dependencies from package-lock.json (npm ci). Bun itself comes from the runtime image, so dev
 #    dependencies (the bun npm package, TypeScript, test tools) stay out of the image.

@@ -20,6 +20,9 @@
 #   copy sharing node_modules; the ratio and the verdict stay those of the working tree),
 #   BENCH_ACCESS_LOG=1 also measures the working tree with LOG_LEVEL=Info ("svc+log": the access log's one line per
 #   request written to its log file, as in production) beside the usual LOG_LEVEL=Warning service,
+#   BENCH_OTLP=1 also measures the working tree with traces on ("svc+otlp": OTEL_EXPORTER_OTLP_ENDPOINT set to a
+#   tiny local sink, bench/otlp-sink.ts, so every request makes and exports its spans) beside the usual service
+#   (traces unset); its SQL is not compared for `create`, where it also stores each job's trace context,
 #   BENCH_KEEP=1 keeps the work directory (raw wrk outputs, server logs, SQL logs).
 set -euo pipefail
 
@@ -40,6 +43,7 @@ PGUSER_=${BENCH_PGUSER:-postgres}
 QUIET_WAIT=${BENCH_QUIET_WAIT:-15}
 COMPARE_REF=${BENCH_COMPARE_REF:-}
 ACCESS_LOG=${BENCH_ACCESS_LOG:-}
+OTLP=${BENCH_OTLP:-}
 CASES_SEL=${BENCH_CASES:-properties,get,create}
 TARGET_RATIO=0.5
 TARGET_RSS_MB=300   # properties (foundation benchmark)
@@ -61,7 +65,7 @@ export PGOPTIONS="-c client_min_messages=warning"
 PSQL=(psql -X -q -v ON_ERROR_STOP=1 -h "$PGHOST_" -p "$PGPORT_" -U "$PGUSER_")
 
 WORK=$(mktemp -d /tmp/bench-partner.XXXXXX)
-declare -A PID=() PORT=() DIR=() LEVEL=()
+declare -A PID=() PORT=() DIR=() LEVEL=() OTLP_URL=()
 SERVERS=()      # measured servers, in round-1 order
 CLEANED=0
 
@@ -114,6 +118,7 @@ start_server() { # name
     mkdir -p "$WORK/$name.data"
     (cd "${DIR[$name]}" && exec env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL="${LEVEL[$name]:-Warning}" LOG_FORMAT=json ADMIN_TOKEN="$ADMIN_TOKEN" SECRETS_KEY="$SECRETS_KEY" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" \
       DB_POOL_SIZE="$POOL" PORT="${PORT[$name]}" HOST=127.0.0.1 DATA_DIR="$WORK/$name.data" REDIS_URL= \
+      METRICS_PORT= OTEL_EXPORTER_OTLP_ENDPOINT="${OTLP_URL[$name]:-}" \
       "$BUN" src/main.ts) >>"$WORK/$name.log" 2>&1 &
   fi
   PID[$name]=$!
@@ -146,6 +151,19 @@ if [[ -n "$ACCESS_LOG" ]]; then
   LEVEL[svc+log]=Info
   SERVERS+=(svc+log)
   log "also measuring the working tree with LOG_LEVEL=Info (svc+log: one access-log line per request)"
+fi
+if [[ -n "$OTLP" ]]; then
+  PORT[otlp-sink]=$(free_port)
+  "$BUN" bench/otlp-sink.ts "${PORT[otlp-sink]}" >>"$WORK/otlp-sink.log" 2>&1 &
+  PID[otlp-sink]=$!
+  for _ in $(seq 1 100); do
+    curl -fsS -o /dev/null --max-time 1 -X POST -d '{}' "http://127.0.0.1:${PORT[otlp-sink]}/v1/traces" 2>/dev/null && break
+    sleep 0.1
+  done
+  DIR[svc+otlp]=$ROOT
+  OTLP_URL[svc+otlp]="http://127.0.0.1:${PORT[otlp-sink]}"
+  SERVERS+=(svc+otlp)
+  log "also measuring the working tree with traces exported (svc+otlp: OTLP/HTTP to the sink on 127.0.0.1:${PORT[otlp-sink]})"
 fi
 SERVERS+=(baseline)
 
@@ -274,6 +292,8 @@ if [[ "$PG_LOG" != none ]]; then
       { cat "$WORK/$case.service.sql" >&2; die "$case: no key lookup in the service's SQL log"; }
     for name in "${SERVERS[@]}"; do
       [[ $name == service ]] && continue
+      # Traced, a create also writes each job's trace context (migration 0016): the same statements plus a column.
+      [[ $name == svc+otlp && $case == create ]] && continue
       if ! diff -u "$WORK/$case.service.sql" "$WORK/$case.$name.sql" >"$WORK/$case.$name.sql.diff"; then
         cat "$WORK/$case.$name.sql.diff" >&2
         die "$case: $name does not send the service's SQL (bench/baseline.ts must copy it exactly)"

@@ -11,6 +11,7 @@ import m0009 from "./0009_event_order.ts"
 import m0010 from "./0010_report_safety.ts"
 import m0011 from "./0011_reference_overrides.ts"
 import m0015 from "./0015_alerts.ts"
+import m0016 from "./0016_trace_context.ts"
 import m0017 from "./0017_secrets_at_rest.ts"
 
 /** Static imports keep migrations bundle-safe and free of file-system scans (design §3). Append only. */
@@ -27,5 +28,6 @@ export const loader = Migrator.fromRecord({
   "0010_report_safety": m0010,
   "0011_reference_overrides": m0011,
   "0015_alerts": m0015,
+  "0016_trace_context": m0016,
   "0017_secrets_at_rest": m0017
 })

@@ -67,7 +67,7 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
         return yield* leases.claimed(
           repo.claimDueReports({ today, force, at: DateTime.toDateUtc(now), leaseUntil, limit: CLAIM_BATCH }),
           leaseUntil,
-          (id) => id
+          (report) => report.id
         )
       })
 
@@ -86,11 +86,18 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
     /** A cache of property profiles for one run. */
     const profiles = Effect.cachedFunction((propertyId: string) =>
       profileOf(propertyId).pipe(
-        // The token is stored sealed (design §3): opened here, for the run, and kept Redacted.
+        // The token is stored sealed (design §3): opened here, for the run, and kept Redacted. One that no
+        // configured key opens holds this property's TRA reports as a missing token would (setting the token
+        // again fixes both), instead of failing the whole run for every property.
         Effect.flatMap((profile) =>
-          profile.tra_token === null
-            ? Effect.succeed(profile)
-            : Effect.map(box.open(Redacted.value(profile.tra_token)), (token) => ({ ...profile, tra_token: Redacted.make(token) }))
+          profile.tra_token === null ? Effect.succeed(profile) : box.open(Redacted.value(profile.tra_token)).pipe(
+            Effect.map((token) => ({ ...profile, tra_token: Redacted.make(token) })),
+            Effect.catchTag("SecretUnreadable", (error) =>
+              Effect.as(
+                Effect.logError(`the TRA token of property ${propertyId} cannot be read: ${error.message}`),
+                { ...profile, tra_token: null }
+              ))
+          )
         ),
         Effect.orDie
       ))

@@ -5,6 +5,8 @@ import { Reservations } from "../reservations/Reservations.ts"
 import { todayInBogota } from "../shared/Calendar.ts"
 import * as Failpoints from "../shared/Failpoints.ts"
 import * as Metrics from "../shared/Metrics.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
+import type { DueReport } from "../reservations/ReservationRepo.ts"
 import { type DueReservation, DueReports } from "./DueReports.ts"
 import type { Hold } from "./Outcomes.ts"
 import { Reference } from "./Reference.ts"
@@ -92,8 +94,16 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
             }
           })
 
+        // This run's span: each reservation's work is a child of the request that made the reservation, and
+        // linked to the run that did it (design §9).
+        const runSpan = yield* Effect.option(Effect.currentSpan)
+        const links = Option.match(runSpan, {
+          onNone: () => [],
+          onSome: (span) => [{ _tag: "SpanLink" as const, span, attributes: {} }]
+        })
+
         /** One claimed reservation: its TRA, then its SIRE lines for this run's files. */
-        const one = (id: string) =>
+        const one = ({ id, trace_parent }: DueReport) =>
           Effect.gen(function*() {
             const reservation = yield* due.load(id, profiles)
             const { row } = reservation
@@ -113,7 +123,11 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
             if (exit.status === "pending" && exit.sends_on !== null && exit.sends_on <= date) {
               yield* collect(reservation, "S", exit.sends_on)
             }
-          })
+          }).pipe(Effect.withSpan("ReportRuns.reservation", {
+            attributes: { "reservation.id": id },
+            links,
+            ...TraceContext.parentOf(trace_parent)
+          }))
 
         return yield* due.holding(claimed, Effect.gen(function*() {
           // Claim and work through the claims as one stream: the next batch is claimed when the last reservation
@@ -125,7 +139,7 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
             Stream.tap((batch) =>
               Effect.zipRight(
                 Effect.sync(() => {
-                  claimed.push(...batch)
+                  claimed.push(...batch.map((due) => due.id))
                   summary.reservations += batch.length
                 }),
                 failpoint("report.after_claim")

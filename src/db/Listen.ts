@@ -18,8 +18,10 @@ export const listen = (pool: Pg.Pool, channel: string): Stream.Stream<void, SqlE
           try: async () => {
             const client = new Pg.Client(pool.options)
             // Until `connect` resolves its failure is the promise's; from here on it ends the stream.
-            client.on("error", (cause) => void emit.fail(new SqlError.SqlError({ cause, message: `LISTEN ${channel}: connection lost` })))
-            client.on("end", () => void emit.fail(new SqlError.SqlError({ message: `LISTEN ${channel}: connection ended` })))
+            const lost = (cause: unknown) =>
+              void emit.fail(new SqlError.SqlError({ cause, message: `LISTEN ${channel}: connection lost` }))
+            client.on("error", lost)
+            client.on("end", () => lost(new Error("connection ended")))
             await client.connect()
             return client
           },

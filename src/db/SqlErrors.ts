@@ -10,7 +10,16 @@ export const isUniqueViolation = (error: SqlError.SqlError): boolean => {
 }
 
 /** Node's codes for a connection that could not be made or was lost. */
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"])
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN"
+])
 
 /**
  * SQLSTATEs of a server that is not there for us: class 08 (connection exception), 57P01–57P03 (shut down by
@@ -34,8 +43,8 @@ const PG_MESSAGES = [
 export const isUnavailable = (error: unknown): boolean => {
   for (let current: unknown = error, depth = 0; typeof current === "object" && current !== null && depth < 5; depth++) {
     const { code, message } = current as { code?: unknown; message?: unknown }
-    if (typeof code === "string" && (NETWORK_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && isUnavailableState(code)))) {
-      return true
+    if (typeof code === "string") {
+      if (NETWORK_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && isUnavailableState(code))) return true
     }
     if (typeof message === "string" && PG_MESSAGES.some((text) => message.includes(text))) return true
     current = (current as { cause?: unknown }).cause

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { JobLeases } from "../db/JobLeases.ts"
 import { OutboundFailed, SafeHttp } from "../net/SafeHttp.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import { delayBeforeRetry } from "../shared/DurableRetry.ts"
 import { MAX_DOCUMENT_BYTES, sniffDocument } from "./DocumentKind.ts"
@@ -36,6 +37,8 @@ export const enqueuePhotoFetches = (photos: ReadonlyArray<PhotoToFetch>) =>
     if (photos.length === 0) return
     const sql = yield* SqlClient.SqlClient
     const now = DateTime.toDateUtc(yield* DateTime.now)
+    // Each fetch continues the registration's trace (design §9).
+    const traceParent = yield* TraceContext.current
     yield* sql`INSERT INTO document_fetches ${
       sql.insert(photos.map((photo) => ({
         guest_id: photo.guestId,
@@ -43,7 +46,8 @@ export const enqueuePhotoFetches = (photos: ReadonlyArray<PhotoToFetch>) =>
         url: photo.url,
         state: "pending",
         next_attempt_at: now,
-        created_at: now
+        created_at: now,
+        ...TraceContext.column(traceParent)
       })))
     }`
   })
@@ -54,6 +58,7 @@ interface ClaimedFetch {
   readonly side: DocumentSide
   readonly url: string
   readonly attempts: number
+  readonly trace_parent: string | null
 }
 
 /** What one attempt came to: stored, worth another try later, or never going to work. */
@@ -96,7 +101,7 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
           ORDER BY next_attempt_at
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
-        RETURNING id, guest_id, side, url, attempts`,
+        RETURNING id, guest_id, side, url, attempts, trace_parent`,
         leaseUntil,
         (job) => job.id
       )
@@ -176,7 +181,14 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
       })
 
     const work = (job: ClaimedFetch) =>
-      download(job).pipe(Effect.flatMap((outcome) => record(job, outcome)), Effect.zipRight(leases.settled([job.id])))
+      download(job).pipe(
+        Effect.flatMap((outcome) => record(job, outcome)),
+        Effect.zipRight(leases.settled([job.id])),
+        Effect.withSpan("PhotoFetcher.fetch", {
+          attributes: { "document.side": job.side },
+          ...TraceContext.parentOf(job.trace_parent)
+        })
+      )
 
     /** Claims up to `limit` due jobs and works them; answers how many were claimed. */
     const runDue = (limit = PHOTO_BATCH) =>

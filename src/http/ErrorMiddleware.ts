@@ -10,7 +10,14 @@ import {
 } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
 import { isUnavailable } from "../db/SqlErrors.ts"
-import { clip, clipError, clipIssueMessage, ServiceUnavailable, ServiceUnavailableBody, toBody } from "../shared/errors.ts"
+import {
+  clip,
+  clipError,
+  clipIssueMessage,
+  ServiceUnavailable,
+  ServiceUnavailableBody,
+  toBody
+} from "../shared/errors.ts"
 import * as AccessLog from "./AccessLog.ts"
 import * as BodyGuard from "./BodyGuard.ts"
 import * as Routes from "./Routes.ts"
@@ -224,10 +231,10 @@ export const layer = (routes: ReadonlyArray<Route>) => {
       const answer = multipartRefusal(error)
       if (answer !== undefined) return Effect.succeed(answer)
     }
-    const away = Cause.find(cause, (reason) =>
-      (reason._tag === "Die" || reason._tag === "Fail") && isUnavailable(reason._tag === "Die" ? reason.defect : reason.error)
-        ? Option.some(reason._tag === "Die" ? reason.defect : reason.error)
-        : Option.none())
+    const away = Cause.find(cause, (reason) => {
+      const error = reason._tag === "Die" ? reason.defect : reason._tag === "Fail" ? reason.error : undefined
+      return error !== undefined && isUnavailable(error) ? Option.some(error) : Option.none()
+    })
     if (Option.isSome(away)) return unavailable(request, away.value, requestId)
     // Typed failures of the contract (our TaggedErrors) are encoded by HttpApi right after this middleware,
     // with the input they quote clipped.

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { DateTime, Duration, Effect, Either, Fiber, FiberSet, Layer, Option, Schedule } from "effect"
 import { JobLeases } from "../db/JobLeases.ts"
 import { delayBeforeRetry } from "../shared/DurableRetry.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 import { type MailFailed, Mailer } from "./Mailer.ts"
 import { type MailLanguage, type MailTemplate, render } from "./Messages.ts"
 
@@ -53,7 +54,9 @@ export const enqueueMail = (mail: MailToSend): Effect.Effect<string, never, SqlC
         state: "pending",
         attempts: 0,
         next_attempt_at: now,
-        created_at: now
+        created_at: now,
+        // Its sending continues the trace of what queued it (design §9).
+        ...TraceContext.column(yield* TraceContext.current)
       })
     }
       RETURNING id`
@@ -71,6 +74,7 @@ export interface ClaimedMail {
   /** Attempts so far, this one included. */
   readonly attempts: number
   readonly created_at: Date
+  readonly trace_parent: string | null
 }
 
 /**
@@ -107,7 +111,7 @@ export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
             ORDER BY next_attempt_at
             LIMIT ${limit}
             FOR UPDATE SKIP LOCKED)
-          RETURNING id, recipient, template, subject, text_body, html_body, attempts, created_at`,
+          RETURNING id, recipient, template, subject, text_body, html_body, attempts, created_at, trace_parent`,
           leaseUntil,
           (job) => job.id
         )
@@ -168,7 +172,7 @@ export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
           Effect.either,
           Effect.flatMap((result) => record(job, Either.getLeft(result))),
           Effect.zipRight(leases.settled([job.id]))
-        )).pipe(Effect.withSpan("MailQueue.deliver"))
+        )).pipe(Effect.withSpan("MailQueue.deliver", TraceContext.parentOf(job.trace_parent)))
 
     /** Claims up to `limit` due messages and sends them all at once; answers how many were claimed. */
     const runDue = (limit = MAIL_BATCH): Effect.Effect<number, never, Mailer> =>

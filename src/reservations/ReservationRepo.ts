@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option, Schema } from "effect"
 import { PgPool, rawQuery } from "../db/Database.ts"
 import type { Environment } from "../shared/Environment.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 import { GuestRow, type NewGuest, ReservationRow } from "./ReservationRow.ts"
 import type { ReservationDraft } from "./Transitions.ts"
 
@@ -21,6 +22,12 @@ const FIND_SQL = `
         `
 
 /** The three values that name a reservation from the partner's side (design §6.1). */
+/** A reservation a report run claimed, with the trace of the request that made it (design §9). */
+export interface DueReport {
+  readonly id: string
+  readonly trace_parent: string | null
+}
+
 export interface ExternalRef {
   readonly accountId: string
   readonly environment: Environment
@@ -108,9 +115,15 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
             ORDER BY position`,
           (rows) => rows.map((row) => row.nacionalidad ?? "CO")
         ).pipe(Effect.orDie),
-      /** A new reservation; columns left null are not sent (they have no default but NULL). */
+      /**
+       * A new reservation; columns left null are not sent (they have no default but NULL). It keeps the
+       * `traceparent` of the request that made it: its report runs continue that trace (design §9).
+       */
       insert: (draft: ReservationDraft) =>
-        sql`INSERT INTO reservations ${sql.insert(withoutNulls(encodeColumns(draft)))} RETURNING *`.pipe(
+        Effect.flatMap(TraceContext.current, (traceParent) => {
+          const row = { ...withoutNulls(encodeColumns(draft)), ...TraceContext.column(traceParent) }
+          return sql`INSERT INTO reservations ${sql.insert(row)} RETURNING *`
+        }).pipe(
           Effect.orDie,
           Effect.flatMap(reservations),
           Effect.flatMap(one)
@@ -239,8 +252,7 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           readonly limit: number
         }
       ) =>
-        Effect.map(
-          sql<{ id: string }>`
+        sql<DueReport>`
           UPDATE reservations SET report_lease_until = ${options.leaseUntil}
           WHERE id IN (
             SELECT id FROM reservations
@@ -256,9 +268,7 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
             ORDER BY check_in, id
             LIMIT ${options.limit}
             FOR UPDATE SKIP LOCKED)
-          RETURNING id`,
-          (rows) => rows.map((row) => row.id)
-        ).pipe(Effect.orDie),
+          RETURNING id, trace_parent`.pipe(Effect.orDie),
       /**
        * Live reservations with a report — TRA, SIRE entry or SIRE exit — in one of `statuses`, optionally of one
        * property, by arrival (`cli reports list`, design §9).

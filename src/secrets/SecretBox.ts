@@ -97,11 +97,12 @@ export const make = (current: Uint8Array, previous: Option.Option<Uint8Array> = 
     open: (stored) => {
       if (!isSealed(stored)) return Effect.succeed(stored)
       const id = keyIdIn(stored) ?? ""
-      const key = keys.find((k) => k.id === id)
-      const plain = key === undefined ? undefined : open(key, stored)
+      // Two keys may share an 8-digit id (1 in 4 billion): each is tried; the tag tells the right one.
+      const candidates = keys.filter((k) => k.id === id)
+      const plain = candidates.map((key) => open(key, stored)).find((text) => text !== undefined)
       return plain !== undefined ? Effect.succeed(plain) : Effect.fail(
         new SecretUnreadable({
-          message: key === undefined
+          message: candidates.length === 0
             ? `a stored secret is sealed under key ${id}, which is neither SECRETS_KEY (${currentKey.id})`
               + `${keys[1] === undefined ? "" : ` nor SECRETS_KEY_PREVIOUS (${keys[1].id})`}`
             : `a stored secret under key ${id} does not open: it was altered`,

@@ -1,7 +1,9 @@
-import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
+import { Headers, HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
+import type { ReadableSpan, SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Context, Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 import * as Sampler from "./Sampler.ts"
 
 /**
@@ -78,6 +80,33 @@ export const metrics = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
     onSome: (port) => Layer.scoped(MetricsListener, listen(port, config.host, config.otelServiceName))
   })))
 
+/** A guest's check-in token in a path (`/checkin/<token>`, `/api/checkin/<token>/…`): it opens the guest's data. */
+const CHECKIN_TOKEN = /(\/checkin\/)[^/?#]+/g
+
+/**
+ * Rewrites what a span says before it is exported: a check-in token in any attribute (`url.full`, `url.path`, a
+ * `referer` header) becomes `:token`, as in the route template. Request spans record the whole URL and the
+ * headers (platform redacts only `authorization`, cookies and `x-api-key`); the collector is the operators', but
+ * a token that opens a guest's data has no business there. First of the processors, so the batch exports what
+ * it leaves.
+ */
+const redactCheckinTokens: SpanProcessor = {
+  onStart: () => {},
+  onEnd: (span: ReadableSpan) => {
+    const attributes = span.attributes as Record<string, unknown>
+    for (const [key, value] of Object.entries(attributes)) {
+      if (typeof value === "string" && value.includes("/checkin/")) {
+        attributes[key] = value.replace(CHECKIN_TOKEN, "$1:token")
+      }
+    }
+  },
+  forceFlush: () => Promise.resolve(),
+  shutdown: () => Promise.resolve()
+}
+
+/** Request headers that are secrets of ours, recorded as `<redacted>` on request spans beside platform's own. */
+const SECRET_HEADERS = ["x-panel-csrf"]
+
 /**
  * Spans over OTLP/HTTP (JSON) to `OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces` when it is set, batched; unset: no
  * tracer is installed and no exporter loaded. Provide it beneath everything else so every layer's fibers run
@@ -95,8 +124,19 @@ export const tracing = Layer.unwrapEffect(Effect.gen(function*() {
     ])
   )
   yield* Effect.logInfo(`traces to ${endpoint}/v1/traces`)
-  return NodeSdk.layer(() => ({
-    resource: { serviceName: config.otelServiceName },
-    spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }))
-  })).pipe(Layer.discard)
+  return Layer.mergeAll(
+    NodeSdk.layer(() => ({
+      resource: { serviceName: config.otelServiceName },
+      spanProcessor: [
+        redactCheckinTokens,
+        new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }))
+      ]
+    })).pipe(Layer.discard),
+    // Set as the tracer is, for every layer above: jobs keep the context of the span that made them
+    // (TraceContext), and request spans leave out our own secret headers.
+    Layer.scopedDiscard(Effect.locallyScoped(TraceContext.Exported, true)),
+    Layer.scopedDiscard(
+      Effect.locallyScopedWith(Headers.currentRedactedNames, (names) => [...names, ...SECRET_HEADERS])
+    )
+  )
 }))

@@ -14,6 +14,7 @@ import { DELIVERY_TIMEOUT, nextRetry, PING_MAX_ATTEMPTS, retryAfter } from "./Re
 import { bodyFor, deliveryHeaders } from "./Signature.ts"
 import type { AttemptLogEntry, DeliveriesQuery, Delivery, DeliveryStatus } from "./Webhook.ts"
 import { Limits } from "./Webhook.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 import { isUuid } from "../shared/Uuid.ts"
 import { webhookNotFound } from "./WebhookEndpoints.ts"
 
@@ -39,6 +40,8 @@ export interface ClaimedDelivery {
   readonly include_guests: boolean
   readonly is_active: boolean
   readonly body: string
+  /** The `traceparent` of the change that queued the event (design §9): the attempt continues its trace. */
+  readonly trace_parent: string | null
 }
 
 /** The outcome of one attempt, as recorded and as endpoint 14 answers it. */
@@ -82,7 +85,7 @@ const deliveryView = (row: DeliveryRow): Delivery => ({
 
 /** The claim and the data of the attempt in one round trip (a CTE over `FOR UPDATE SKIP LOCKED`). */
 const CLAIMED_COLUMNS = `c.id, c.event_id, c.event_type, c.cycle_attempts, c.max_attempts,
-  e.url, e.secret, e.include_guests, e.is_active, ev.body::text AS body`
+  e.url, e.secret, e.include_guests, e.is_active, ev.body::text AS body, ev.trace_parent`
 
 /**
  * Webhook deliveries (design §6.14, §7): one attempt at a time, made outside any transaction through
@@ -226,7 +229,10 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
           WHERE id = ${job.id}`
         yield* leases.settled([job.id])
         return { delivered, httpStatus: sent.httpStatus, durationMs: sent.durationMs, error: sent.error, status }
-      }).pipe(Effect.withSpan("Deliveries.attempt", { attributes: { "webhook.event": job.event_type } }))
+      }).pipe(Effect.withSpan("Deliveries.attempt", {
+        attributes: { "webhook.event": job.event_type, "webhook.delivery_id": job.id },
+        ...TraceContext.parentOf(job.trace_parent)
+      }))
 
     /** Claims up to `limit` due deliveries and attempts them concurrently; answers how many were claimed. */
     const runDue = (limit: number) =>
@@ -338,7 +344,9 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
             secret: endpoint.secret,
             include_guests: endpoint.include_guests,
             is_active: true,
-            body
+            body,
+            // Attempted right here, inside the request's own span.
+            trace_parent: null
           } satisfies ClaimedDelivery
         }).pipe(sql.withTransaction)
         yield* leases.held([job.id], leaseUntil)

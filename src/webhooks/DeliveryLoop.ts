@@ -1,4 +1,18 @@
-import { Cause, DateTime, Duration, Effect, ExecutionStrategy, Exit, Layer, Option, Queue, Ref, Schedule, Scope, Stream } from "effect"
+import {
+  Cause,
+  DateTime,
+  Duration,
+  Effect,
+  ExecutionStrategy,
+  Exit,
+  Layer,
+  Option,
+  Queue,
+  Ref,
+  Schedule,
+  Scope,
+  Stream
+} from "effect"
 import { Database, PgPool } from "../db/Database.ts"
 import * as Listen from "../db/Listen.ts"
 import { Deliveries } from "./Deliveries.ts"
@@ -33,10 +47,15 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
 
   if (database.mode !== "embedded") {
     const pool = yield* PgPool
-    // Each (re)start of the listener wakes the loop too: a delivery may have committed while it was away.
+    // Each (re)start of the listener wakes the loop too: a delivery may have committed while it was away. The
+    // failure is logged when listening stops, not at every retry while the database stays away.
+    const listening = yield* Ref.make(true)
     yield* Listen.listen(pool, "webhook_deliveries").pipe(
-      Stream.runForEach(() => wake.offer(undefined)),
-      Effect.tapErrorCause((cause) => Effect.logWarning("webhook LISTEN failed; retrying", Cause.squash(cause))),
+      Stream.runForEach(() => Ref.set(listening, true).pipe(Effect.zipRight(wake.offer(undefined)))),
+      Effect.tapErrorCause((cause) =>
+        Effect.flatMap(Ref.getAndSet(listening, false), (was) =>
+          was ? Effect.logWarning("webhook LISTEN failed; retrying", Cause.squash(cause)) : Effect.void)
+      ),
       Effect.retry(Schedule.exponential("200 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))),
       Effect.forkScoped
     )

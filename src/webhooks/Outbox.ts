@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { DateTime, Effect } from "effect"
 import type { LifecycleEvent } from "../reservations/Lifecycle.ts"
 import type { Environment } from "../shared/Environment.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 import { eventBody, newEventId } from "./Event.ts"
 import { MAX_ATTEMPTS } from "./RetryPolicy.ts"
 
@@ -29,6 +30,8 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
       Effect.gen(function*() {
         if (entry.types.length === 0) return [] as ReadonlyArray<string>
         const now = DateTime.toDateUtc(yield* DateTime.now)
+        // The deliveries' attempts continue this trace (design §9): they are the request's work, done later.
+        const traceParent = yield* TraceContext.current
         // `created_at` is strictly increasing per reservation (design §6.14 "Order"): a millisecond after the
         // reservation's latest event, and a millisecond apart within one change. The caller holds the
         // reservation's row lock, so no other change of it writes events meanwhile.
@@ -53,7 +56,8 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
             reservation_id: entry.reservationId,
             type,
             created_at: createdAt,
-            body: JSON.stringify(body)
+            body: JSON.stringify(body),
+            ...TraceContext.column(traceParent)
           }
         })
         // One statement writes the events, in order (seq follows `types`), and one delivery per (event, active

@@ -51,7 +51,10 @@ export interface ChaosRow {
   /** Status → count (`timeout` for no answer within 10 s). */
   readonly statuses: Readonly<Record<string, number>>
   readonly slowestMs: number
-  /** From the restore to the first success through the restored dependency; null when none came before the load stopped. */
+  /**
+   * From the restore to the first success through the restored dependency; null when none came before the load
+   * stopped.
+   */
   readonly recoveryMs: number | null
   /** From the load's stop until everything it started had arrived (or the settle limit). */
   readonly settledMs: number
@@ -191,7 +194,8 @@ const requestCode = (port: number, from: string, email: string): Promise<number>
     socket.on("connect", () =>
       socket.write(
         `POST /api/panel/session/code HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: http://127.0.0.1:${port}\r\n` +
-          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `Connection: close\r\n\r\n${body}`
       ))
     socket.on("data", (chunk) => {
       reply += chunk.toString("latin1")
@@ -237,6 +241,9 @@ interface MailCursor {
   onAddress: number
 }
 
+const nextMailbox = (cursor: MailCursor) => Object.assign(cursor, { mailbox: cursor.mailbox + 1, onMailbox: 0 })
+const nextAddress = (cursor: MailCursor) => Object.assign(cursor, { address: cursor.address + 1, onAddress: 0 })
+
 const startLoad = (world: World, phase: string, mailCursor: MailCursor) => {
   const load: PhaseLoad = {
     statuses: new Map(),
@@ -278,7 +285,8 @@ const startLoad = (world: World, phase: string, mailCursor: MailCursor) => {
     for (let n = 0; running; n++) {
       const id = `${phase}-${worker}-${unique()}`
       if (n % 2 === 0) {
-        const status = await api("/api/partners/reservations", reservationBody(world.propertyId, { external_id: `C-${id}` }))
+        const body = reservationBody(world.propertyId, { external_id: `C-${id}` })
+        const status = await api("/api/partners/reservations", body)
         if (status === 200 || status === 201) load.created.push(`C-${id}`)
       } else {
         const document = String(10_000_000 + (++sequence))
@@ -306,10 +314,11 @@ const startLoad = (world: World, phase: string, mailCursor: MailCursor) => {
           count(String(status))
           if (status === 202) {
             load.mailed.set(email, (load.mailed.get(email) ?? 0) + 1)
-            if (++mailCursor.onMailbox === CODES_PER_EMAIL) Object.assign(mailCursor, { mailbox: mailCursor.mailbox + 1, onMailbox: 0 })
-            if (++mailCursor.onAddress === CODES_PER_ADDRESS) Object.assign(mailCursor, { address: mailCursor.address + 1, onAddress: 0 })
+            if (++mailCursor.onMailbox === CODES_PER_EMAIL) nextMailbox(mailCursor)
+            if (++mailCursor.onAddress === CODES_PER_ADDRESS) nextAddress(mailCursor)
           } else if (status === 429) {
-            Object.assign(mailCursor, { mailbox: mailCursor.mailbox + 1, onMailbox: 0, address: mailCursor.address + 1, onAddress: 0 })
+            nextMailbox(mailCursor)
+            nextAddress(mailCursor)
           }
         } catch {
           count("timeout")
@@ -355,7 +364,8 @@ const received = (world: World) => {
   return { events, reports, mails }
 }
 
-const extra = (counts: ReadonlyMap<string, number>) => [...counts.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0)
+const extra = (counts: ReadonlyMap<string, number>) =>
+  [...counts.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0)
 
 /** What the phase started and has not arrived yet. */
 const missing = async (world: World, load: PhaseLoad, mailsBefore: ReadonlyMap<string, number>) => {
@@ -372,7 +382,9 @@ const missing = async (world: World, load: PhaseLoad, mailsBefore: ReadonlyMap<s
   const byId = new Map(stored.map((row) => [row.external_id, row.tra]))
   const writesLost = load.created.filter((id) => !byId.has(id)).length +
     load.registered.filter((r) => !byId.has(r.externalId)).length
-  const reportsLost = load.registered.filter((r) => byId.get(r.externalId) !== "success" || !now.reports.has(r.document)).length
+  const reportsLost = load.registered.filter((r) =>
+    byId.get(r.externalId) !== "success" || !now.reports.has(r.document)
+  ).length
   let mailsLost = 0
   for (const [email, asked] of load.mailed) {
     const got = (now.mails.get(email) ?? 0) - (mailsBefore.get(email) ?? 0)
@@ -386,8 +398,12 @@ const missing = async (world: World, load: PhaseLoad, mailsBefore: ReadonlyMap<s
  * loss, not the backoff schedule (webhooks retry after minutes, mail after 30 s); report runs are forced.
  */
 const hurry = async (world: World) => {
-  await world.db.query("UPDATE webhook_deliveries SET next_attempt_at = now() WHERE status = 'pending' AND next_attempt_at > now()")
-  await world.db.query("UPDATE mail_outbox SET next_attempt_at = now() WHERE state = 'pending' AND next_attempt_at > now()")
+  await world.db.query(
+    "UPDATE webhook_deliveries SET next_attempt_at = now() WHERE status = 'pending' AND next_attempt_at > now()"
+  )
+  await world.db.query(
+    "UPDATE mail_outbox SET next_attempt_at = now() WHERE state = 'pending' AND next_attempt_at > now()"
+  )
   await world.db.query("SELECT pg_notify('webhook_deliveries', '1')")
   await admin(world.app, (c) => c.RunReports({})).catch(() => undefined)
 }

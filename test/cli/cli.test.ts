@@ -381,6 +381,7 @@ describe("migrate", () => {
             "0010_report_safety",
             "0011_reference_overrides",
             "0015_alerts",
+            "0016_trace_context",
             "0017_secrets_at_rest"
           ]
         }
@@ -427,6 +428,7 @@ describe("migrate", () => {
         { migration_id: 10, name: "report_safety" },
         { migration_id: 11, name: "reference_overrides" },
         { migration_id: 15, name: "alerts" },
+        { migration_id: 16, name: "trace_context" },
         { migration_id: 17, name: "secrets_at_rest" }
       ])
     } finally {

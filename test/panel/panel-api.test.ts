@@ -4,6 +4,7 @@ import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { colombian, foreigner, registrationBody, reservationBody } from "../support/guests.ts"
 import { type PanelClient, panelClient } from "../support/panel.ts"
 import { startReceiver, type Receiver } from "../support/receiver.ts"
+import { openStored } from "../support/secrets.ts"
 import { type FakeSmtp, startFakeSmtp } from "../support/smtp.ts"
 
 /**
@@ -377,6 +378,9 @@ describe("properties, webhooks, reservations: one account never sees another's",
     })
     expect(JSON.stringify(patched.body)).not.toContain("tok-very-secret")
     expect(JSON.stringify((await aPanel.request("GET", "/api/panel/properties")).body)).not.toContain("tok-very-secret")
+    // Stored sealed under SECRETS_KEY (design §3), as the operators' `properties update --tra-token` does
+    const [stored] = await db.query("SELECT tra_token FROM properties WHERE id = $1", [property.property_id])
+    expect(await openStored(stored!.tra_token)).toBe("tok-very-secret")
     const bad = await aPanel.request("PATCH", `/api/panel/properties/${property.property_id}`, { json: { sire_city_code: "abc" } })
     expect([bad.status, bad.body.code]).toEqual([400, "invalid_request"])
     const foreign = await aPanel.request("PATCH", `/api/panel/properties/${bSandbox.properties[0]!.property_id}`, {

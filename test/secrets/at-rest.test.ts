@@ -121,6 +121,15 @@ describe("secrets and personal data at rest (design §3)", () => {
     expect(await columnsHolding(DEFAULT_TOKEN)).toEqual([])
     expect(await columnsHolding(secret)).toEqual([])
     expect(await columnsHolding(secret.slice("whsec_".length))).toEqual([])
+    // A secret rotated through endpoint 13 is stored sealed too, and signs from then on.
+    const rotated = await call(app, "POST", `/api/partners/webhooks/${created.body.id}/rotate-secret`, { key: account.liveKey })
+    expect(rotated.status).toBe(200)
+    expect(await columnsHolding(rotated.body.secret)).toEqual([])
+    receiver.clear()
+    expect((await call(app, "POST", `/api/partners/webhooks/${created.body.id}/test`, { key: account.liveKey })).status).toBe(200)
+    const [ping] = await receiver.waitFor((r) => bodyOf(r).type === "ping")
+    expect(verifyReceived(ping!, rotated.body.secret)).toBe(true)
+    secret = rotated.body.secret
     expect(await columnsHolding(PASSPORT)).toEqual(["events.body", "guests.numero_documento", "sire_files.content"])
     expect(await columnsHolding(COLOMBIAN_DOCUMENT)).toEqual(["events.body", "guests.numero_documento"])
   }, 60_000)

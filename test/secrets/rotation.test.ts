@@ -179,6 +179,30 @@ describe("secrets rotate (design §9)", () => {
   }, 60_000)
 })
 
+describe("a TRA token no key opens", () => {
+  test("holds that property's TRA report as a missing token would; the run goes on", async () => {
+    const [property] = await db.query<{ id: string; account_id: string }>(
+      "UPDATE properties SET tra_token = $1 WHERE name = 'Hotel Rotación' RETURNING id::text AS id, account_id::text AS account_id",
+      [`v1:0badc0de:${randomBytes(40).toString("base64url")}`]
+    )
+    const live = await admin(app!, (c) => c.CreateKey({ account_id: property!.account_id, environment: "live" }))
+    tra.clear()
+    const body = registrationBody(property!.id, [colombian({ numero_documento: "71234568" })], {
+      check_in: bogotaToday(),
+      check_out: "2099-01-03",
+      room_number: "102",
+      total_amount: 300000,
+      currency: "COP"
+    })
+    expect((await call(app!, "POST", "/api/partners/registrations", { key: live.api_key, json: body })).status).toBe(201)
+    const summary = await admin(app!, (c) => c.RunReports({}))
+    expect(summary.tra).toEqual({ sent: 0, accepted: 0, rejected: 0 })
+    expect(tra.mains()).toEqual([])
+    const detail = await call(app!, "GET", `/api/partners/registrations?external_id=${body.external_id}`, { key: live.api_key })
+    expect(detail.body.tra).toMatchObject({ status: "pending", warning: expect.stringContaining("no TRA token") })
+  }, 60_000)
+})
+
 describe("start-up without a key (design §9)", () => {
   test("DATABASE_URL without SECRETS_KEY: exits non-zero at once, saying what to set", async () => {
     const service = spawnService({ DATABASE_URL: db.url, DATA_DIR: dataDir, ADMIN_TOKEN, SECRETS_KEY: "" })

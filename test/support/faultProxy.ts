@@ -1,7 +1,10 @@
 import * as NodeNet from "node:net"
 
 /** What the proxy does to the traffic right now. */
-export type FaultMode = { readonly _tag: "Pass" } | { readonly _tag: "Cut" } | { readonly _tag: "Delay"; readonly ms: number }
+export type FaultMode =
+  | { readonly _tag: "Pass" }
+  | { readonly _tag: "Cut" }
+  | { readonly _tag: "Delay"; readonly ms: number }
 
 export interface FaultProxy {
   /** The port to give the service instead of the real one (127.0.0.1). */
@@ -59,7 +62,9 @@ const pipe = (from: NodeNet.Socket, to: NodeNet.Socket, delayOf: () => number) =
  * for `restore`), so a cut dependency looks like a stopped one; open connections are destroyed, as a crash or
  * a network partition ends them.
  */
-export const startFaultProxy = async (target: { readonly host?: string; readonly port: number }): Promise<FaultProxy> => {
+export const startFaultProxy = async (
+  target: { readonly host?: string; readonly port: number }
+): Promise<FaultProxy> => {
   const host = target.host ?? "127.0.0.1"
   let mode: FaultMode = { _tag: "Pass" }
   let accepted = 0

@@ -4,6 +4,7 @@ import { admin, call, type RunningApp, seedAccount, startApp } from "../support/
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
 import { colombian, registrationBody, reservationBody } from "../support/guests.ts"
+import { ROOT } from "../support/process.ts"
 import { type Receiver, startReceiver } from "../support/receiver.ts"
 import { freePort, type Scrape, scrape } from "../support/telemetry.ts"
 import { bogotaToday } from "../support/trm.ts"
@@ -182,6 +183,44 @@ describe("metrics on METRICS_PORT (design §9)", () => {
     expect(after.value("rate_limit_refusals_total", reads) - before.value("rate_limit_refusals_total", reads)).toBe(1)
     expect(after.value("http_server_requests_total", { route: "/api/partners/properties", status: "429" }) -
       before.value("http_server_requests_total", { route: "/api/partners/properties", status: "429" })).toBe(1)
+  })
+
+  test("traces unset: no trace context is stored with the jobs (the statements are those of before)", async () => {
+    const [counts] = await db.query<{ events: number; with_context: number }>(
+      `SELECT (SELECT count(*) FROM events)::int AS events,
+        ((SELECT count(*) FROM events WHERE trace_parent IS NOT NULL) +
+         (SELECT count(*) FROM reservations WHERE trace_parent IS NOT NULL))::int AS with_context`
+    )
+    expect(counts!.events).toBeGreaterThan(0)
+    expect(counts!.with_context).toBe(0)
+  })
+
+  test("the Grafana dashboard (docs/ops) queries only metrics the listener exports, with their labels", async () => {
+    const dashboard = await Bun.file(`${ROOT}docs/ops/grafana-dashboard.json`).json()
+    const exported = await metrics()
+    const names = new Set(exported.series.map((s) => s.name))
+    const labels = new Set(exported.series.flatMap((s) => Object.keys(s.labels)))
+    const panels = (dashboard.panels as Array<any>).filter((panel) => panel.type !== "row")
+    expect(panels.length).toBeGreaterThan(10)
+    const uses = panels.flatMap((panel) =>
+      (panel.targets as Array<{ expr: string }>).flatMap(({ expr }) =>
+        [...expr.matchAll(/([a-z_][a-z0-9_]*)\{([^}]*)\}/g)].map((m) => ({ metric: m[1]!, matchers: m[2]!, expr }))
+      )
+    )
+    expect(uses.length).toBeGreaterThan(15)
+    for (const use of uses) {
+      expect(names.has(use.metric), `${use.metric} in ${use.expr}`).toBe(true)
+      for (const [, label] of use.matchers.matchAll(/([a-z_]+)\s*=~?/g)) {
+        // `job` and `instance` are added by Prometheus at the scrape.
+        if (label !== "job" && label !== "instance") expect(labels.has(label!), `${label} in ${use.expr}`).toBe(true)
+      }
+    }
+    // Every family the service defines has a panel.
+    for (const family of ["http_server_requests_total", "http_server_request_duration_seconds_bucket", "job_queue_items",
+      "job_queue_oldest_pending_age_seconds", "webhook_attempts_total", "authority_submissions_total", "compliance_reports",
+      "report_run_duration_seconds_bucket", "rate_limit_refusals_total", "db_pool_connections"]) {
+      expect(uses.some((use) => use.metric === family), family).toBe(true)
+    }
   })
 
   test("the database pool: its size and connections", async () => {
