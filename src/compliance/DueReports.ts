@@ -64,9 +64,12 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
       Effect.gen(function*() {
         const now = yield* DateTime.now
         const leaseUntil = DateTime.toDateUtc(DateTime.addDuration(now, reportLease))
-        return yield* repo.claimDueReports({ today, force, at: DateTime.toDateUtc(now), leaseUntil, limit: CLAIM_BATCH })
-          .pipe(Effect.tap((due) => leases.held(due.map((report) => report.id), leaseUntil)))
-      }).pipe(Effect.uninterruptible)
+        return yield* leases.claimed(
+          repo.claimDueReports({ today, force, at: DateTime.toDateUtc(now), leaseUntil, limit: CLAIM_BATCH }),
+          leaseUntil,
+          (report) => report.id
+        )
+      })
 
     /**
      * One reservation with its registered guests and its property; `profiles` caches properties for the length
@@ -108,10 +111,7 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
       Effect.scoped(Effect.gen(function*() {
         const renew = Effect.flatMap(DateTime.now, (now) => {
           const until = DateTime.toDateUtc(DateTime.addDuration(now, reportLease))
-          return repo.renewReportLeases(claimed, until).pipe(
-            Effect.zipRight(leases.held(claimed, until)),
-            Effect.uninterruptible
-          )
+          return leases.claimed(Effect.as(repo.renewReportLeases(claimed, until), claimed), until, (id) => id)
         })
         const every = Option.getOrElse(Duration.divide(reportLease, 3), () => reportLease)
         yield* Effect.forkScoped(Effect.schedule(

@@ -15,6 +15,17 @@ import { Context, Effect } from "effect"
 export interface HeldLeases {
   /** `ids` are held until `until` (a claim, or a renewal: the newer time replaces the older). */
   readonly held: (ids: ReadonlyArray<string>, until: Date) => Effect.Effect<void>
+  /**
+   * Runs `claim` (a statement leasing rows until `until`) and notes what it returns as held. The statement
+   * stays interruptible — a stop never waits for a claim stuck on a lost database — but once its rows are
+   * back nothing can come between them and the note. (Interrupted mid-statement, the rows it may have leased
+   * are not noted: they lapse, as after a crash.)
+   */
+  readonly claimed: <A, E, R>(
+    claim: Effect.Effect<ReadonlyArray<A>, E, R>,
+    until: Date,
+    idOf: (row: A) => string
+  ) => Effect.Effect<ReadonlyArray<A>, E, R>
   /** `ids` were recorded: the statement that recorded them cleared their lease. */
   readonly settled: (ids: ReadonlyArray<string>) => Effect.Effect<void>
 }
@@ -31,8 +42,13 @@ export interface JobLeasesShape {
   readonly releaseAll: Effect.Effect<number>
 }
 
+const noteClaimed = (held: HeldLeases["held"]): HeldLeases["claimed"] => (claim, until, idOf) =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.tap(restore(claim), (rows) => held(rows.map(idOf), until))
+  )
+
 const untracked: JobLeasesShape = {
-  register: () => Effect.succeed({ held: () => Effect.void, settled: () => Effect.void }),
+  register: () => Effect.succeed({ held: () => Effect.void, claimed: (claim) => claim, settled: () => Effect.void }),
   releaseAll: Effect.succeed(0)
 }
 
@@ -50,11 +66,13 @@ export const make: Effect.Effect<JobLeasesShape> = Effect.sync(() => {
     Effect.sync((): HeldLeases => {
       const held = new Map<string, Date>()
       kinds.push({ kind, release, held })
+      const note: HeldLeases["held"] = (ids, until) =>
+        Effect.sync(() => {
+          for (const id of ids) held.set(id, until)
+        })
       return {
-        held: (ids, until) =>
-          Effect.sync(() => {
-            for (const id of ids) held.set(id, until)
-          }),
+        held: note,
+        claimed: noteClaimed(note),
         settled: (ids) =>
           Effect.sync(() => {
             for (const id of ids) held.delete(id)

@@ -93,7 +93,7 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
       const now = yield* DateTime.now
       const leaseUntil = DateTime.toDateUtc(DateTime.addDuration(now, PHOTO_LEASE))
       const at = DateTime.toDateUtc(now)
-      return yield* sql<ClaimedFetch>`
+      return yield* leases.claimed(sql<ClaimedFetch>`
         UPDATE document_fetches SET lease_until = ${leaseUntil}, attempts = attempts + 1
         WHERE id IN (
           SELECT id FROM document_fetches
@@ -101,10 +101,11 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
           ORDER BY next_attempt_at
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
-        RETURNING id, guest_id, side, url, attempts, trace_parent`.pipe(
-        Effect.tap((jobs) => leases.held(jobs.map((job) => job.id), leaseUntil))
+        RETURNING id, guest_id, side, url, attempts, trace_parent`,
+        leaseUntil,
+        (job) => job.id
       )
-    }).pipe(Effect.uninterruptible)
+    })
 
     const download = (job: ClaimedFetch) =>
       http.execute(HttpClientRequest.get(job.url), { maxBodyBytes: MAX_DOCUMENT_BYTES, timeout: PHOTO_TIMEOUT }).pipe(

@@ -103,7 +103,7 @@ export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
         const now = yield* DateTime.now
         const at = DateTime.toDateUtc(now)
         const leaseUntil = DateTime.toDateUtc(DateTime.addDuration(now, MAIL_LEASE))
-        return yield* sql<ClaimedMail>`
+        return yield* leases.claimed(sql<ClaimedMail>`
           UPDATE mail_outbox SET lease_until = ${leaseUntil}, attempts = attempts + 1
           WHERE id IN (
             SELECT id FROM mail_outbox
@@ -111,10 +111,11 @@ export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
             ORDER BY next_attempt_at
             LIMIT ${limit}
             FOR UPDATE SKIP LOCKED)
-          RETURNING id, recipient, template, subject, text_body, html_body, attempts, created_at, trace_parent`.pipe(
-          Effect.tap((jobs) => leases.held(jobs.map((job) => job.id), leaseUntil))
+          RETURNING id, recipient, template, subject, text_body, html_body, attempts, created_at, trace_parent`,
+          leaseUntil,
+          (job) => job.id
         )
-      }).pipe(Effect.orDie, Effect.uninterruptible)
+      }).pipe(Effect.orDie)
 
     const markFailed = (job: ClaimedMail, error: MailFailed, at: Date) =>
       Effect.zipRight(

@@ -125,7 +125,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
         const now = yield* DateTime.now
         const at = DateTime.toDateUtc(now)
         const leaseUntil = DateTime.toDateUtc(DateTime.addDuration(now, DELIVERY_LEASE))
-        return yield* sql<ClaimedDelivery>`
+        return yield* leases.claimed(sql<ClaimedDelivery>`
           WITH c AS (
             UPDATE webhook_deliveries SET lease_until = ${leaseUntil}
             WHERE id IN (
@@ -137,10 +137,11 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
               FOR UPDATE SKIP LOCKED)
             RETURNING id, endpoint_id, event_seq, event_id, event_type, cycle_attempts, max_attempts)
           SELECT ${sql.literal(CLAIMED_COLUMNS)}
-          FROM c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN events ev ON ev.seq = c.event_seq`.pipe(
-          Effect.tap((jobs) => leases.held(jobs.map((job) => job.id), leaseUntil))
+          FROM c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN events ev ON ev.seq = c.event_seq`,
+          leaseUntil,
+          (job) => job.id
         )
-      }).pipe(Effect.uninterruptible)
+      })
 
     /** Sends one claimed delivery and answers what happened; records nothing. */
     const send = (job: ClaimedDelivery) =>

@@ -95,3 +95,23 @@ test("without a registry provided (a service built alone), nothing is tracked", 
   }))
   expect(released).toBe(0)
 })
+
+test("claimed: the rows a claim statement returns are noted as held until the time it set", async () => {
+  const until = new Date("2026-11-27T14:00:00.000Z")
+  await db.query("DELETE FROM jobs")
+  await db.query("INSERT INTO jobs VALUES ('p', NULL), ('q', NULL), ('r', NULL)")
+  const released = await runtime.runPromise(Effect.gen(function*() {
+    const registry = yield* make
+    const sql = yield* SqlClient.SqlClient
+    const jobs = yield* registry.register("job", (ids, at) => releaseJobs(ids, at).pipe(Effect.provideService(SqlClient.SqlClient, sql)))
+    const rows = yield* jobs.claimed(
+      sql<{ id: string }>`UPDATE jobs SET lease_until = ${until} WHERE id IN ('p', 'q') RETURNING id`,
+      until,
+      (row) => row.id
+    )
+    expect(rows.map((row) => row.id).sort()).toEqual(["p", "q"])
+    return yield* registry.releaseAll
+  }).pipe(Effect.orDie))
+  expect(released).toBe(2)
+  expect(await leases()).toEqual({ p: null, q: null, r: null })
+})
