@@ -17,7 +17,7 @@
 #   5. checks: the CLI's summary (N reservations, 3N TRA sent and accepted, N SIRE lines), the fake (exactly one
 #      /one/ per reservation and one /two/ per companion, no duplicate, every answer 201, every main guest with
 #      2 companions), the database (3N accepted tra_submissions with 1 attempt, N reservations with TRA success).
-# Ideal = 3N × BENCH_DELAY_MS / BENCH_TRA_CONCURRENCY (30 s). Targets: wall ≤ 1.25 × ideal, peak RSS ≤ 300 MB,
+# Ideal = 3N × BENCH_DELAY_MS / BENCH_TRA_CONCURRENCY (30 s). Targets (issue 15): wall ≤ 1.1 × ideal, peak RSS ≤ 250 MB,
 # in every round.
 #
 # Everything stays on this machine (PostgreSQL on 127.0.0.1, every process bound to 127.0.0.1). BENCH_DB is
@@ -48,8 +48,8 @@ PGUSER_=${BENCH_PGUSER:-postgres}
 QUIET_WAIT=${BENCH_QUIET_WAIT:-15}
 TIMEOUT=${BENCH_TIMEOUT:-600}
 BASELINE=${BENCH_BASELINE:-1}
-TARGET_RATIO=1.25
-TARGET_RSS_MB=300
+TARGET_RATIO=1.1
+TARGET_RSS_MB=250
 
 [[ "$DB" =~ ^bench_[a-z0-9_]*$ ]] || { echo "BENCH_DB must be a plain lower-case identifier starting with bench_" >&2; exit 2; }
 case "$PGHOST_" in 127.0.0.1|localhost|::1) ;; *) echo "BENCH_PGHOST must be local" >&2; exit 2 ;; esac
