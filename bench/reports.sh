@@ -29,7 +29,8 @@
 #   (127.0.0.1 / 5432 / postgres), BENCH_QUIET_WAIT (15: seconds to wait before the run for other processes to
 #   leave the CPUs), BENCH_TIMEOUT (600: longest run, seconds), BENCH_BASELINE (1: after each round, the same
 #   TRA traffic from a plain fetch loop without database, bench/reports/baseline.ts, for information; 0 skips
-#   it), BENCH_KEEP=1 (keep the work directory).
+#   it), BENCH_KEEP=1 (keep the work directory), BENCH_BUN_FLAGS (flags for the service's bun, e.g. `--cpu-prof-md
+#   --cpu-prof-dir=DIR` for a profile, `--smol`).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -103,7 +104,7 @@ start_service() { # port → PID[service]; returns once /readyz answers
   env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL=Warning ADMIN_TOKEN="$ADMIN_TOKEN" SECRETS_KEY="$SECRETS_KEY" PORT="$port" HOST=127.0.0.1 \
     TRA_BASE_URL="$TRA_URL" TRA_CONCURRENCY="$TRA_CONCURRENCY" SIRE_MODE=manual DATA_DIR="$WORK/data" REDIS_URL= \
     PUBLIC_BASE_URL=https://checkin.bench.invalid \
-    "$BUN" src/main.ts >>"$WORK/service.log" 2>&1 &
+    "$BUN" ${BENCH_BUN_FLAGS:-} src/main.ts >>"$WORK/service.log" 2>&1 &
   PID[service]=$!
   for _ in $(seq 1 300); do
     kill -0 "${PID[service]}" 2>/dev/null || { tail -20 "$WORK/service.log" >&2; die "the service exited during start-up"; }
