@@ -1,5 +1,6 @@
 import { Redacted } from "effect"
 import * as NodeNet from "node:net"
+import { LifecycleEvent } from "../../src/reservations/Lifecycle.ts"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
@@ -74,18 +75,8 @@ export const faultName = (fault: Fault) =>
   fault.kind === "cut" ? `${fault.dependency} cut` : `${fault.dependency} delayed ${fault.delayMs ?? 0} ms`
 
 const ANSWER_LIMIT_MS = 10_000
-const LIFECYCLE_EVENTS = [
-  "reservation.created",
-  "reservation.updated",
-  "reservation.cancelled",
-  "registration.updated",
-  "registration.completed",
-  "contract.signed",
-  "tra.reported",
-  "tra.failed",
-  "sire.reported",
-  "sire.failed"
-]
+/** Every event a reservation emits: the endpoint subscribes to them all (the domain's list, not a copy). */
+const LIFECYCLE_EVENTS = [...LifecycleEvent.literals]
 /** Design §8: 5 codes per e-mail and 30 per client address per hour. */
 const CODES_PER_EMAIL = 5
 const CODES_PER_ADDRESS = 30
