@@ -27,7 +27,8 @@ const IMMUTABLE = "public, max-age=31536000, immutable"
 /**
  * The Scalar bundle `HttpApiScalar.layer` inlines (@scalar/api-reference's standalone build), from the installed
  * @effect/platform, so the page runs exactly the version the platform was released with. It is an internal module
- * of the package (not in its `exports`), hence the path; a platform upgrade that moves it fails the start-up here.
+ * of the package (not in its `exports`), hence the path; a platform upgrade that moves it fails the first request
+ * for the script, and test/http/docs-page.test.ts with it.
  */
 const loadScalarBundle = Effect.promise(async () => {
   const platformPackage = createRequire(import.meta.url).resolve("@effect/platform/package.json")
