@@ -119,7 +119,7 @@ start_server() { # name
     (cd "${DIR[$name]}" && exec env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL="${LEVEL[$name]:-Warning}" LOG_FORMAT=json ADMIN_TOKEN="$ADMIN_TOKEN" SECRETS_KEY="$SECRETS_KEY" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" \
       DB_POOL_SIZE="$POOL" PORT="${PORT[$name]}" HOST=127.0.0.1 DATA_DIR="$WORK/$name.data" REDIS_URL= \
       METRICS_PORT= OTEL_EXPORTER_OTLP_ENDPOINT="${OTLP_URL[$name]:-}" \
-      "$BUN" src/main.ts) >>"$WORK/$name.log" 2>&1 &
+      "$BUN" ${BENCH_BUN_FLAGS:-} src/main.ts) >>"$WORK/$name.log" 2>&1 &
   fi
   PID[$name]=$!
   local _
