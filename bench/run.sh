@@ -23,6 +23,7 @@
 #   BENCH_OTLP=1 also measures the working tree with traces on ("svc+otlp": OTEL_EXPORTER_OTLP_ENDPOINT set to a
 #   tiny local sink, bench/otlp-sink.ts, so every request makes and exports its spans) beside the usual service
 #   (traces unset); its SQL is not compared for `create`, where it also stores each job's trace context,
+#   BENCH_BUN_FLAGS: flags for the services' bun (e.g. `--cpu-prof-md --cpu-prof-dir=DIR`: a profile per start),
 #   BENCH_KEEP=1 keeps the work directory (raw wrk outputs, server logs, SQL logs).
 set -euo pipefail
 
