@@ -6,7 +6,7 @@ import { PanelAccountApi, PanelSignInApi } from "../panel/Api.ts"
 import { PropertiesApi } from "../properties/Api.ts"
 import { ReservationsApi } from "../reservations/Api.ts"
 import { API_VERSION } from "../shared/ApiVersion.ts"
-import { InternalErrorBody, InvalidJsonBody, InvalidRequestBody } from "../shared/errors.ts"
+import { InternalErrorBody, InvalidJsonBody, InvalidRequestBody, ServiceUnavailableBody } from "../shared/errors.ts"
 import { WebhooksApi } from "../webhooks/Api.ts"
 
 /** Re-exported beside the contract it versions; defined in `shared/ApiVersion.ts` for the webhook code. */
@@ -33,6 +33,8 @@ export class PartnerApi extends HttpApi.make("partner")
   .addError(InvalidRequestBody)
   .addError(InvalidJsonBody)
   .addError(InternalErrorBody)
+  // The database away (docs/reliability.md): any route may answer it, as any may answer internal_error.
+  .addError(ServiceUnavailableBody)
   .annotate(OpenApi.Title, "Partner Reservation Registration Service")
   .annotate(OpenApi.Version, API_VERSION)
   .annotate(OpenApi.Description, description)

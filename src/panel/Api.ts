@@ -6,6 +6,7 @@ import {
   CsrfRejectedBody,
   DeliveryNotFoundBody,
   InternalErrorBody,
+  ServiceUnavailableBody,
   InvalidCodeBody,
   InvalidJsonBody,
   InvalidRequestBody,
@@ -260,6 +261,7 @@ export class PanelApi extends HttpApi.make("panel")
   .addError(InvalidRequestBody)
   .addError(InvalidJsonBody)
   .addError(InternalErrorBody)
+  .addError(ServiceUnavailableBody)
   .annotate(OpenApi.Title, "Partner Reservation Registration Service — account panel")
   .annotate(OpenApi.Version, API_VERSION)
   .annotate(

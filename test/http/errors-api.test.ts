@@ -62,7 +62,7 @@ describe("public documents", () => {
     expect(res.body.info.version).toBe("2026-10-01")
     expect(Object.keys(res.body.paths["/api/partners/properties"]).sort()).toEqual(["get", "patch"])
     const patch = res.body.paths["/api/partners/properties"].patch
-    expect(Object.keys(patch.responses).sort()).toEqual(["200", "400", "401", "403", "409", "429", "500"])
+    expect(Object.keys(patch.responses).sort()).toEqual(["200", "400", "401", "403", "409", "429", "500", "503"])
     expect(patch.security).toEqual([{ bearer: [] }])
     expect(JSON.stringify(res.body).includes("HttpApiDecodeError")).toBe(false)
   })

@@ -135,6 +135,7 @@ describe("operations", () => {
       "property_out_of_scope",
       "rate_limited",
       "sandbox_property_required",
+      "service_unavailable",
       "unauthorized"
     ])
     expect(codes("/api/partners/reservations", "post")).toEqual(expect.arrayContaining([
