@@ -11,6 +11,7 @@ import {
   Motivo
 } from "../reservations/Reservation.ts"
 import { SIGNER_NAME_MAX } from "./Checkin.ts"
+import { projectFile } from "../shared/ProjectRoot.ts"
 
 /**
  * The guest check-in page (design §5, issue 6): `GET /checkin/{token}` answers one static HTML page whose
@@ -48,7 +49,7 @@ const clientRules = () => ({
 })
 
 const page = StaticPage.make({
-  dir: new URL("./page/", import.meta.url),
+  dir: projectFile("src/checkin/page/"),
   pagePaths: ["/checkin/:token"],
   assetsPath: "/checkin/assets",
   assets: {

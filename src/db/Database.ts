@@ -7,6 +7,7 @@ import * as NodePath from "node:path"
 import Pg from "pg"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as DataDirLock from "./DataDirLock.ts"
+import * as EmbeddedTemplate from "./EmbeddedTemplate.ts"
 
 /** Which database the process talks to; readiness and the polling-vs-LISTEN choice depend on it. */
 export interface DatabaseInfo {
@@ -103,6 +104,15 @@ const postgres = (url: Redacted.Redacted, poolSize: number) =>
   }))
 
 /**
+ * Opens the cluster in `dir`, first copied from the `initdb` template when there is none (a fresh DATA_DIR:
+ * EmbeddedTemplate.ts).
+ */
+const openEmbedded = async (PGlite: typeof import("@electric-sql/pglite").PGlite, dir: string) => {
+  if (!(await EmbeddedTemplate.isInitialised(dir))) await EmbeddedTemplate.copyTemplateTo(dir)
+  return PGlite.create(dir, { startParams: await EmbeddedTemplate.startParams() })
+}
+
+/**
  * Embedded PostgreSQL: PGlite keeps its data in `DATA_DIR/pg` and is reached through pglite-socket with the
  * same `pg` client as production. Loaded by dynamic import so production images never initialise it. The
  * directory's lock is taken first and given back last: a second process stops before it opens any file.
@@ -116,7 +126,7 @@ const embedded = (dataDir: string, servicePort: number) =>
     const { PGLiteSocketServer } = yield* Effect.promise(() => import("@electric-sql/pglite-socket"))
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => PGlite.create(dir),
+        try: () => openEmbedded(PGlite, dir),
         catch: (cause) => new DatabaseUnavailable(`cannot open the embedded database in ${dir}: ${String(cause)}`)
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)

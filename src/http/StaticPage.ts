@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { toBody } from "../shared/errors.ts"
+import { projectFile } from "../shared/ProjectRoot.ts"
 
 /**
  * One static HTML page with its scripts and styles, served by the API's router beside the JSON API it drives
@@ -27,7 +28,7 @@ export const JAVASCRIPT = "text/javascript; charset=utf-8"
 export const CSS = "text/css; charset=utf-8"
 
 /** `base.css`, the style every page shares (colours, focus, skip link, form fields), from src/http/page/. */
-export const BASE_CSS = { contentType: CSS, dir: new URL("./page/", import.meta.url) } as const
+export const BASE_CSS = { contentType: CSS, dir: projectFile("src/http/page/") } as const
 
 /** An asset's content type, and the folder it is read from when it is not the page's own. */
 export type Asset = string | { readonly contentType: string; readonly dir: URL }

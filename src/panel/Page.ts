@@ -4,6 +4,7 @@ import * as StaticPage from "../http/StaticPage.ts"
 import { Limits as ReservationLimits, ReportStatus, Status } from "../reservations/Reservation.ts"
 import { DeliveryStatus, EVENT_TYPES } from "../webhooks/Webhook.ts"
 import { CODE_LENGTH, CODE_MINUTES, CODE_TRIES, Limits } from "./Panel.ts"
+import { projectFile } from "../shared/ProjectRoot.ts"
 
 /**
  * The account panel's page (design §8): `GET /panel` answers one static HTML page whose script
@@ -49,7 +50,7 @@ const isPanelPath = (url: string) =>
   url === "/panel" || url.startsWith("/panel/") || url.startsWith("/panel?") || url.startsWith("/api/panel/")
 
 const page = StaticPage.make({
-  dir: new URL("./page/", import.meta.url),
+  dir: projectFile("src/panel/page/"),
   pagePaths: ["/panel"],
   assetsPath: "/panel/assets",
   assets: {

@@ -83,9 +83,12 @@ export interface ServiceProcess {
   readonly stop: () => Promise<number>
 }
 
-/** Starts `bun src/main.ts` as a real process with exactly `env` (plus PATH/HOME). */
-export const spawnService = (env: Record<string, string>): ServiceProcess => {
-  const child = Bun.spawn([BUN, "src/main.ts"], {
+/**
+ * Starts `bun src/main.ts` as a real process with exactly `env` (plus PATH/HOME); `entry` runs another entry
+ * point instead (the production bundle, test/build/bundle.test.ts).
+ */
+export const spawnService = (env: Record<string, string>, entry = "src/main.ts"): ServiceProcess => {
+  const child = Bun.spawn([BUN, entry], {
     cwd: ROOT,
     env: {
       ...baseEnv(),

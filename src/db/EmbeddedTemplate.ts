@@ -1,0 +1,82 @@
+import * as NodeFs from "node:fs/promises"
+import * as NodePath from "node:path"
+import { fileURLToPath } from "node:url"
+import { projectFile } from "../shared/ProjectRoot.ts"
+
+/**
+ * A freshly initialised PGlite data directory, kept aside, from which every new embedded database is copied
+ * (docs/performance.md, "Start and memory"). Creating a cluster runs `initdb` inside WebAssembly: ~5 s and a
+ * 1.1 GB peak on the bench machine, which made a new user's first `npm start` the slowest and largest start of
+ * all; copying the same 40 MB of files takes a fraction of a second, and the process then opens the cluster
+ * exactly as it does on every restart. (PGlite's own `loadDataDir` tarball unpacks through the WebAssembly
+ * heap, which then keeps ~100 MB more for the life of the process.)
+ *
+ * The template holds nothing of ours (no schema: migrations run at start as always), only what `initdb` of
+ * this exact PGlite version writes, so it is keyed by that version. `npm install` makes it (`postinstall`:
+ * scripts/embedded-template.ts), otherwise the first start that needs it does.
+ */
+
+/** PGlite's version: a tarball from another version is never loaded. */
+const pgliteVersion = async (): Promise<string> => {
+  // The package exports no package.json: read it beside its entry point (dist/index.js).
+  const entry = fileURLToPath(import.meta.resolve("@electric-sql/pglite"))
+  const manifest = JSON.parse(await NodeFs.readFile(NodePath.resolve(entry, "../../package.json"), "utf8"))
+  return (manifest as { version: string }).version
+}
+
+/** Where the template is kept: beside the installed packages, like other build caches. */
+export const templatePath = async (): Promise<string> =>
+  fileURLToPath(projectFile(`node_modules/.cache/partner-registration/pglite-${await pgliteVersion()}`))
+
+const exists = (path: string) => NodeFs.access(path).then(() => true, () => false)
+
+/**
+ * Shared buffers of the embedded database. PGlite keeps initdb's 128 MB, all of it inside the WebAssembly
+ * memory of this process: 16 MB takes the idle process from ~390 MB to ~150 MB, and the embedded database of
+ * a single hotel or a developer's machine is a few MB.
+ */
+export const EMBEDDED_SHARED_BUFFERS = "16MB"
+
+/** PGlite's own start parameters plus ours (passing any replaces its defaults, so they are repeated). */
+export const startParams = async (): Promise<Array<string>> => {
+  const { PGlite } = await import("@electric-sql/pglite")
+  const defaults = (PGlite as unknown as { defaultStartParams: ReadonlyArray<string> }).defaultStartParams
+  return [...defaults, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`]
+}
+
+/**
+ * The template directory, made now if missing: `initdb` in a temporary directory beside it, then moved into
+ * place in one rename, so that concurrent starts (tests) never see half of it.
+ */
+export const ensureTemplate = async (): Promise<string> => {
+  const path = await templatePath()
+  if (await exists(NodePath.join(path, "PG_VERSION"))) return path
+  const { PGlite } = await import("@electric-sql/pglite")
+  await NodeFs.mkdir(NodePath.dirname(path), { recursive: true })
+  const scratch = `${path}.${process.pid}.partial`
+  await NodeFs.rm(scratch, { recursive: true, force: true })
+  const db = await PGlite.create(scratch)
+  await db.close()
+  await NodeFs.rename(scratch, path).catch(async (error) => {
+    // Another process put its template in place first: use that one.
+    await NodeFs.rm(scratch, { recursive: true, force: true })
+    if (!(await exists(NodePath.join(path, "PG_VERSION")))) throw error
+  })
+  return path
+}
+
+/**
+ * Puts a copy of the template at `dir` (which must not hold a cluster). Copied beside it and renamed, so that
+ * a crash mid-copy leaves no half cluster that the next start would try to open.
+ */
+export const copyTemplateTo = async (dir: string): Promise<void> => {
+  const template = await ensureTemplate()
+  const partial = `${dir}.${process.pid}.partial`
+  await NodeFs.rm(partial, { recursive: true, force: true })
+  await NodeFs.cp(template, partial, { recursive: true })
+  await NodeFs.rm(dir, { recursive: true, force: true })
+  await NodeFs.rename(partial, dir)
+}
+
+/** Whether `dir` already holds a cluster (then it is opened as it is, never unpacked over). */
+export const isInitialised = (dir: string) => exists(NodePath.join(dir, "PG_VERSION"))

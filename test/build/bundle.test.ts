@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import * as NodeFs from "node:fs/promises"
+import * as NodePath from "node:path"
+import { tempDir } from "../support/app.ts"
+import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { ROOT, runCli, spawnService, type ServiceProcess } from "../support/process.ts"
+
+/**
+ * The production bundle (scripts/build.ts, what `npm start` runs) is the same service as `bun src/main.ts`:
+ * built here into its own folder of the checkout, started as a real process on PostgreSQL and on the embedded
+ * database, and driven over HTTP — the admin RPC by the CLI, a reservation through the partner API, the pages'
+ * files (read at run time from the checkout) and the OpenAPI document, which must equal the sources' own.
+ */
+
+const OUT = `dist-test-${process.pid}`
+const ADMIN_TOKEN = "bundle-admin-token"
+let db: TestDatabase
+let dataDir: string
+let bundled: ServiceProcess | undefined
+let sources: ServiceProcess | undefined
+
+beforeAll(async () => {
+  const build = Bun.spawn([`${ROOT}node_modules/.bin/bun`, "scripts/build.ts", "--outdir", OUT], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe"
+  })
+  const [code, stderr] = await Promise.all([build.exited, new Response(build.stderr).text()])
+  if (code !== 0) throw new Error(`build failed: ${stderr}`)
+  db = await freshDatabase()
+  dataDir = await tempDir("bundle")
+}, 60_000)
+
+afterAll(async () => {
+  await bundled?.stop()
+  await sources?.stop()
+  await db?.drop()
+  await NodeFs.rm(NodePath.join(ROOT, OUT), { recursive: true, force: true })
+  await NodeFs.rm(dataDir, { recursive: true, force: true })
+}, 30_000)
+
+const env = () => ({
+  DATABASE_URL: db.url,
+  DATA_DIR: dataDir,
+  ADMIN_TOKEN,
+  PUBLIC_BASE_URL: "https://checkin.bundle.example",
+  WEBHOOK_ALLOW_PRIVATE_URLS: "1"
+})
+
+test("the bundle migrates, serves the partner API, the admin RPC, the pages and the sources' OpenAPI document", async () => {
+  bundled = spawnService(env(), `${OUT}/main.js`)
+  const url = await bundled.ready(30_000)
+  expect(bundled.output()).toContain("applied migrations: 0001_foundation")
+  expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: "ready", database: "postgres", role: "all" })
+
+  const cli = (...args: Array<string>) => runCli(["--url", url, "--token", ADMIN_TOKEN, ...args])
+  const account = await cli("accounts", "create", "--name", "Bundle Partner", "--email", "ops@bundle.example")
+  expect(account.code).toBe(0)
+  const sandbox = await cli("sandbox", "create", "--account", account.json.account_id)
+  expect(sandbox.code).toBe(0)
+  const auth = { authorization: `Bearer ${sandbox.json.api_key}` }
+
+  const properties = await fetch(`${url}/api/partners/properties`, { headers: auth })
+  expect(properties.status).toBe(200)
+  const property = (await properties.json()).properties[0]
+  const created = await fetch(`${url}/api/partners/reservations`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({
+      external_id: "BUNDLE-1",
+      property_id: property.property_id,
+      check_in: "2030-03-01",
+      check_out: "2030-03-03",
+      guest_name: "Ana Bundle",
+      guests_count: 2,
+      total_amount: 500000,
+      currency: "COP"
+    })
+  })
+  const body = await created.json()
+  expect({ status: created.status, body }).toMatchObject({ status: 201, body: { external_id: "BUNDLE-1" } })
+  expect(body.checkin_url).toStartWith("https://checkin.bundle.example/checkin/")
+  const read = await fetch(`${url}/api/partners/registrations/BUNDLE-1`, { headers: auth })
+  expect(read.status).toBe(200)
+  // An expected failure keeps its code and shape.
+  const missing = await fetch(`${url}/api/partners/registrations/NOPE`, { headers: auth })
+  expect(missing.status).toBe(404)
+  expect((await missing.json()).code).toBe("registration_not_found")
+
+  // The pages' files come from the checkout, as they do for the sources.
+  for (const [path, file] of [
+    ["/panel/assets/panel.js", "src/panel/page/panel.js"],
+    ["/checkin/assets/checkin.css", "src/checkin/page/checkin.css"],
+    ["/checkin/assets/base.css", "src/http/page/base.css"]
+  ] as const) {
+    const answer = await fetch(`${url}${path}`)
+    expect({ path, status: answer.status }).toEqual({ path, status: 200 })
+    expect(await answer.text()).toBe(await NodeFs.readFile(NodePath.join(ROOT, file), "utf8"))
+  }
+  const panel = await fetch(`${url}/panel`)
+  expect(panel.status).toBe(200)
+  expect(await panel.text()).toContain("<html")
+  const docs = await (await fetch(`${url}/docs`)).text()
+  const script = /src="(\/docs\/assets\/scalar-[^"]+\.js)"/.exec(docs)?.[1]
+  expect(script).toBeDefined()
+  const scalar = await fetch(`${url}${script}`)
+  expect(scalar.status).toBe(200)
+  expect((await scalar.text()).length).toBeGreaterThan(1_000_000)
+
+  sources = spawnService({ ...env(), DATA_DIR: await tempDir("bundle-sources") })
+  const sourcesUrl = await sources.ready(30_000)
+  const [fromBundle, fromSources] = await Promise.all(
+    [url, sourcesUrl].map(async (base) => (await fetch(`${base}/openapi.json`)).json())
+  )
+  expect(fromBundle).toEqual(fromSources)
+  await sources.stop()
+
+  expect(await bundled.stop()).toBe(0)
+  expect(bundled.output()).toContain("stopped: drained")
+}, 120_000)
+
+test("the bundle starts on a fresh embedded DATA_DIR (copied from the template) and again on the same one", async () => {
+  const embeddedDir = await tempDir("bundle-embedded")
+  try {
+    for (const start of ["first", "restart"]) {
+      const service = spawnService({ DATA_DIR: embeddedDir, ADMIN_TOKEN }, `${OUT}/main.js`)
+      try {
+        const url = await service.ready(60_000)
+        const ready = await fetch(`${url}/readyz`)
+        expect({ start, body: await ready.json() }).toEqual({
+          start,
+          body: { status: "ready", database: "embedded", role: "all" }
+        })
+        if (start === "first") expect(service.output()).toContain("applied migrations: 0001_foundation")
+        else expect(service.output()).not.toContain("applied migrations")
+      } finally {
+        expect(await service.stop()).toBe(0)
+      }
+    }
+  } finally {
+    await NodeFs.rm(embeddedDir, { recursive: true, force: true })
+  }
+}, 180_000)

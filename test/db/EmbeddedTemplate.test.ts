@@ -1,0 +1,55 @@
+import { expect, test } from "bun:test"
+import * as NodeFs from "node:fs/promises"
+import * as NodePath from "node:path"
+import * as EmbeddedTemplate from "../../src/db/EmbeddedTemplate.ts"
+import { tempDir } from "../support/app.ts"
+
+/**
+ * The embedded database's `initdb` template (src/db/EmbeddedTemplate.ts): a fresh DATA_DIR gets a copy of it
+ * instead of a new cluster; a missing template is made on demand. test/db/embedded.test.ts and
+ * test/build/bundle.test.ts start the service on fresh and existing data directories.
+ */
+
+const listing = async (dir: string) =>
+  (await NodeFs.readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => NodePath.relative(dir, NodePath.join(entry.parentPath, entry.name)))
+    .sort()
+
+test("a missing template is made by initdb and put in place whole, leaving nothing partial beside it", async () => {
+  const path = await EmbeddedTemplate.templatePath()
+  const aside = `${path}.aside-${process.pid}`
+  const had = await NodeFs.rename(path, aside).then(() => true, () => false)
+  try {
+    expect(await EmbeddedTemplate.ensureTemplate()).toBe(path)
+    expect(await EmbeddedTemplate.isInitialised(path)).toBe(true)
+    const siblings = await NodeFs.readdir(NodePath.dirname(path))
+    expect(siblings.filter((name) => name.includes(".partial"))).toEqual([])
+  } finally {
+    if (had) {
+      await NodeFs.rm(path, { recursive: true, force: true })
+      await NodeFs.rename(aside, path)
+    }
+  }
+}, 120_000)
+
+test("a fresh directory receives a whole copy of the template; an existing cluster is recognised", async () => {
+  const root = await tempDir("template-copy")
+  try {
+    const dir = NodePath.join(root, "pg")
+    await NodeFs.mkdir(dir)
+    expect(await EmbeddedTemplate.isInitialised(dir)).toBe(false)
+    await EmbeddedTemplate.copyTemplateTo(dir)
+    expect(await EmbeddedTemplate.isInitialised(dir)).toBe(true)
+    expect(await listing(dir)).toEqual(await listing(await EmbeddedTemplate.ensureTemplate()))
+    expect((await NodeFs.readdir(root)).sort()).toEqual(["pg"])
+  } finally {
+    await NodeFs.rm(root, { recursive: true, force: true })
+  }
+}, 60_000)
+
+test("the embedded database starts with PGlite's own parameters and small shared buffers", async () => {
+  const params = await EmbeddedTemplate.startParams()
+  expect(params.slice(-2)).toEqual(["-c", `shared_buffers=${EmbeddedTemplate.EMBEDDED_SHARED_BUFFERS}`])
+  expect(params).toContain("--single")
+})
