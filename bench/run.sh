@@ -24,7 +24,15 @@
 #   tiny local sink, bench/otlp-sink.ts, so every request makes and exports its spans) beside the usual service
 #   (traces unset); its SQL is not compared for `create`, where it also stores each job's trace context,
 #   BENCH_BUN_FLAGS: flags for the services' bun (e.g. `--cpu-prof-md --cpu-prof-dir=DIR`: a profile per start),
+#   BENCH_ENTRY (dist: the production bundle `npm start` runs, built first by scripts/build.ts; src: `bun src/main.ts`),
+#   BENCH_RATE (200) and BENCH_RATE_DURATION (10: seconds): the fixed-rate latency run of each case (bench/rate.ts),
+#   BENCH_STARTS (3: starts timed per kind: fresh embedded DATA_DIR, embedded restart, DATABASE_URL),
 #   BENCH_KEEP=1 keeps the work directory (raw wrk outputs, server logs, SQL logs).
+#
+# Targets (issue 17), one verdict line each at the end: req/s ratio to the baseline (median of rounds) >= 0.7 for
+# properties and get, >= 0.6 for create; p99 at BENCH_RATE req/s <= 20 ms per case; service peak RSS (ROLE=api)
+# over the whole bench load <= 200 MB; ready (/readyz 200) <= 3 s after the first start on a fresh embedded
+# DATA_DIR and <= 1 s after a restart and with DATABASE_URL; embedded process idle <= 250 MB RSS.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -46,9 +54,16 @@ COMPARE_REF=${BENCH_COMPARE_REF:-}
 ACCESS_LOG=${BENCH_ACCESS_LOG:-}
 OTLP=${BENCH_OTLP:-}
 CASES_SEL=${BENCH_CASES:-properties,get,create}
-TARGET_RATIO=0.5
-TARGET_RSS_MB=300   # properties (foundation benchmark)
-TARGET_P99_MS=50    # get and create (issue 3)
+ENTRY=${BENCH_ENTRY:-dist}
+RATE=${BENCH_RATE:-200}
+RATE_DURATION=${BENCH_RATE_DURATION:-10}
+STARTS=${BENCH_STARTS:-3}
+declare -A TARGET_RATIO=([properties]=0.7 [get]=0.7 [create]=0.6)
+TARGET_RATE_P99_MS=20
+TARGET_RSS_MB=200
+TARGET_FIRST_START_MS=3000
+TARGET_RESTART_MS=1000
+TARGET_IDLE_EMBEDDED_MB=250
 
 [[ "$DB" =~ ^[a-z_][a-z0-9_]*$ ]] || { echo "BENCH_DB must be a plain lower-case identifier" >&2; exit 2; }
 case "$PGHOST_" in 127.0.0.1|localhost|::1) ;; *) echo "BENCH_PGHOST must be local" >&2; exit 2 ;; esac
@@ -59,6 +74,11 @@ for c in ${CASES_SEL//,/ }; do
 done
 (( ${#CASES[@]} > 0 )) || { echo "BENCH_CASES selects no case" >&2; exit 2; }
 [[ "$DURATION" =~ ^[0-9]+s$ && "$WARMUP" =~ ^[0-9]+s$ ]] || { echo "durations are whole seconds, e.g. 10s" >&2; exit 2; }
+case "$ENTRY" in dist) ENTRY_FILE=dist/main.js ;; src) ENTRY_FILE=src/main.ts ;;
+  *) echo "BENCH_ENTRY is dist or src" >&2; exit 2 ;; esac
+for v in RATE RATE_DURATION STARTS; do
+  [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || { echo "BENCH_$v must be a positive whole number" >&2; exit 2; }
+done
 
 PUBLIC_BASE_URL=https://checkin.bench.invalid  # both servers build checkin_url from it
 DATABASE_URL="postgres://${PGUSER_}@${PGHOST_}:${PGPORT_}/${DB}"
@@ -106,7 +126,10 @@ MEM_GB=$(awk '/^MemTotal/ {printf "%.0f", $2 / 1048576}' /proc/meminfo)
 GIT_REV=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 GIT_DIRTY=$(git status --porcelain -- src 2>/dev/null | grep -q . && echo " + uncommitted changes in src" || true)
 log "machine: $(nproc) CPU ($CPU_MODEL), ${MEM_GB} GB RAM; bun $BUN_VERSION; PostgreSQL $PG_VERSION; wrk $WRK_VERSION"
-log "service: working tree at $GIT_REV$GIT_DIRTY"
+log "service: working tree at $GIT_REV$GIT_DIRTY, run as $ENTRY_FILE"
+if [[ $ENTRY == dist ]]; then
+  "$BUN" scripts/build.ts >&2 || die "building the bundle failed"
+fi
 
 # ---------------------------------------------------------------------------------------------- servers
 start_server() { # name
@@ -120,7 +143,7 @@ start_server() { # name
     (cd "${DIR[$name]}" && exec env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL="${LEVEL[$name]:-Warning}" LOG_FORMAT=json ADMIN_TOKEN="$ADMIN_TOKEN" SECRETS_KEY="$SECRETS_KEY" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" \
       DB_POOL_SIZE="$POOL" PORT="${PORT[$name]}" HOST=127.0.0.1 DATA_DIR="$WORK/$name.data" REDIS_URL= \
       METRICS_PORT= OTEL_EXPORTER_OTLP_ENDPOINT="${OTLP_URL[$name]:-}" \
-      "$BUN" ${BENCH_BUN_FLAGS:-} src/main.ts) >>"$WORK/$name.log" 2>&1 &
+      "$BUN" ${BENCH_BUN_FLAGS:-} "${ENTRY_OF[$name]:-src/main.ts}") >>"$WORK/$name.log" 2>&1 &
   fi
   PID[$name]=$!
   local _
@@ -138,6 +161,7 @@ start_server() { # name
 
 SERVERS=(service)
 DIR[service]=$ROOT
+declare -A ENTRY_OF=([service]=$ENTRY_FILE)
 if [[ -n "$COMPARE_REF" ]]; then
   REF_NAME="svc@$(git rev-parse --short "$COMPARE_REF^{commit}" 2>/dev/null)" || die "unknown git ref $COMPARE_REF"
   DIR[$REF_NAME]="$WORK/ref"
@@ -149,6 +173,7 @@ if [[ -n "$COMPARE_REF" ]]; then
 fi
 if [[ -n "$ACCESS_LOG" ]]; then
   DIR[svc+log]=$ROOT
+  ENTRY_OF[svc+log]=$ENTRY_FILE
   LEVEL[svc+log]=Info
   SERVERS+=(svc+log)
   log "also measuring the working tree with LOG_LEVEL=Info (svc+log: one access-log line per request)"
@@ -162,6 +187,7 @@ if [[ -n "$OTLP" ]]; then
     sleep 0.1
   done
   DIR[svc+otlp]=$ROOT
+  ENTRY_OF[svc+otlp]=$ENTRY_FILE
   OTLP_URL[svc+otlp]="http://127.0.0.1:${PORT[otlp-sink]}"
   SERVERS+=(svc+otlp)
   log "also measuring the working tree with traces exported (svc+otlp: OTLP/HTTP to the sink on 127.0.0.1:${PORT[otlp-sink]})"
@@ -449,7 +475,20 @@ LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 log "load average before the rounds: $LOAD"
 log "cases ${CASES[*]}; per case $ROUNDS rounds over ${SERVERS[*]}, order reversed every other round; each run:" \
   "${WARMUP} warm-up, then wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency"
-declare -A HWM=() RSS=()
+declare -A HWM=() RSS=() PEAK=() RATE_OF=()
+# rate_run case name: bench/rate.ts at $RATE req/s for $RATE_DURATION s, its JSON in RATE_OF[case.name].
+rate_run() {
+  local case=$1 name=$2 url args=()
+  url="http://127.0.0.1:${PORT[$name]}${CASE_PATH[$case]}"
+  if [[ $case == create ]]; then
+    "${PSQL[@]}" -d "$DB" -c "TRUNCATE reservations CASCADE" -c "CHECKPOINT" >/dev/null
+    args=("$ROOT/bench/create-body.json" "${name}-rate")
+  fi
+  wait_quiet
+  RATE_OF[$case.$name]=$("$BUN" bench/rate.ts "$url" "${CASE_METHOD[$case]}" "$RATE" "$RATE_DURATION" "$AUTH" "${args[@]}") ||
+    die "$case: the fixed-rate run against $name failed"
+  log "$case at ${RATE} req/s, $name: ${RATE_OF[$case.$name]}"
+}
 for case in "${CASES[@]}"; do
   RESULTS="$WORK/results-$case.tsv"
   : >"$RESULTS"
@@ -462,10 +501,50 @@ for case in "${CASES[@]}"; do
     fi
     for name in "${order[@]}"; do measure "$case" "$round" "$name"; done
   done
+  for name in "${SERVERS[@]}"; do rate_run "$case" "$name"; done
   for name in "${SERVERS[@]}"; do
     HWM[$case.$name]=$(awk '/^VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/${PID[$name]}/status")
     RSS[$case.$name]=$(awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/${PID[$name]}/status")
+    (( ${HWM[$case.$name]} > ${PEAK[$name]:-0} )) && PEAK[$name]=${HWM[$case.$name]}
   done
+done
+
+# ---------------------------------------------------------------------------------------------- start
+# Every measured server stops first: the starts are timed on a quiet machine.
+for name in "${SERVERS[@]}"; do stop "$name"; done
+declare -A START_MS=()
+START_IDLE_RSS=""
+# time_start kind data_dir [env...] → ms from the launch of the entry to its first /readyz 200 (ROLE=all:
+# everything loaded, the loops started); the process is stopped afterwards, or left in START_PID (idle=1).
+time_start() {
+  local kind=$1 dir=$2; shift 2
+  local port t0 t1 pid
+  port=$(free_port)
+  wait_quiet
+  t0=$(now_ms)
+  (exec env -u DATABASE_URL "$@" ROLE=all LOG_LEVEL=Warning LOG_FORMAT=json ADMIN_TOKEN="$ADMIN_TOKEN" \
+    PUBLIC_BASE_URL="$PUBLIC_BASE_URL" PORT="$port" HOST=127.0.0.1 DATA_DIR="$dir" REDIS_URL= METRICS_PORT= \
+    "$BUN" "$ENTRY_FILE") >>"$WORK/start-$kind.log" 2>&1 &
+  pid=$!
+  PID[start]=$pid
+  until curl -fsS -o /dev/null --max-time 1 "http://127.0.0.1:$port/readyz" 2>/dev/null; do
+    kill -0 "$pid" 2>/dev/null || { tail -20 "$WORK/start-$kind.log" >&2; die "start ($kind) exited"; }
+    (( $(now_ms) - t0 > 60000 )) && die "start ($kind) not ready within 60 s"
+    sleep 0.01
+  done
+  t1=$(now_ms)
+  START_MS[$kind]+="$((t1 - t0)) "
+  if [[ "${IDLE:-}" == 1 ]]; then
+    sleep 5
+    START_IDLE_RSS=$(awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$pid/status")
+  fi
+  stop start
+}
+log "timing $STARTS starts of each kind: fresh embedded DATA_DIR, embedded restart, DATABASE_URL (ROLE=all)"
+for i in $(seq 1 "$STARTS"); do time_start fresh "$WORK/start-fresh-$i"; done
+for i in $(seq 1 "$STARTS"); do IDLE=$([[ $i == "$STARTS" ]] && echo 1) time_start restart "$WORK/start-fresh-1"; done
+for i in $(seq 1 "$STARTS"); do
+  time_start postgres "$WORK/start-pg" DATABASE_URL="$DATABASE_URL" SECRETS_KEY="$SECRETS_KEY"
 done
 
 # ---------------------------------------------------------------------------------------------- report
@@ -476,6 +555,11 @@ ratios() { # name → "round ratio" lines, name/baseline req/s per round
     END {for (r in s) if (b[r] > 0) printf "%s %.3f\n", r, s[r] / b[r]}' "$RESULTS" | sort -n
 }
 verdict() { [[ $1 == 1 ]] && echo met || echo MISSED; }
+# verdict_line "target" "measured" ok: one line per target, counted in the final VERDICT.
+verdict_line() {
+  printf 'target %s: %s %s\n' "$1" "$2" "$(verdict "$3")"
+  if [[ $3 == 1 ]]; then SUMMARY+=("met: $1 ($2)"); else ALL_OK=0; SUMMARY+=("MISSED: $1 ($2)"); fi
+}
 
 echo
 echo "service (working tree ${GIT_REV}${GIT_DIRTY}) vs baseline (Bun.serve + pg, same SQL)"
@@ -522,28 +606,39 @@ for case in "${CASES[@]}"; do
   DISTURBED=$(awk -F'\t' '$12 > 0.25 {printf "r%s %s (%s cores), ", $1, $2, $12}' "$RESULTS")
   [[ -z "$DISTURBED" ]] ||
     echo "WARNING: other processes used the CPUs during ${DISTURBED%, }: those runs read low; re-run on a quiet machine"
-  ratio_ok=$(awk -v r="$RATIO" -v t="$TARGET_RATIO" 'BEGIN {print (r >= t) ? 1 : 0}')
+  target=${TARGET_RATIO[$case]}
+  ratio_ok=$(awk -v r="$RATIO" -v t="$target" 'BEGIN {print (r >= t) ? 1 : 0}')
   errors_ok=$(( ERRORS == 0 ? 1 : 0 ))
-  if [[ $case == properties ]]; then
-    # The foundation benchmark's targets: ratio and peak RSS.
-    second_ok=$(( HWM[$case.service] <= TARGET_RSS_MB ? 1 : 0 ))
-    echo "targets ($case): req/s ratio >= ${TARGET_RATIO}: ${RATIO} $(verdict "$ratio_ok");" \
-      "service peak RSS <= ${TARGET_RSS_MB} MB: ${HWM[$case.service]} MB $(verdict "$second_ok")"
-    detail="ratio ${RATIO}, peak RSS ${HWM[$case.service]} MB"
-  else
-    # Issue 3's targets: ratio and the service's p99 (median of the rounds) at $CONNECTIONS connections.
-    second_ok=$(awk -v p="$P99" -v t="$TARGET_P99_MS" 'BEGIN {print (p <= t) ? 1 : 0}')
-    echo "targets ($case): req/s ratio >= ${TARGET_RATIO}: ${RATIO} $(verdict "$ratio_ok");" \
-      "service p99 <= ${TARGET_P99_MS} ms: ${P99} ms $(verdict "$second_ok")"
-    detail="ratio ${RATIO}, p99 ${P99} ms"
-  fi
-  if [[ $ratio_ok == 1 && $second_ok == 1 && $errors_ok == 1 ]]; then
-    SUMMARY+=("$case PASS ($detail)")
-  else
-    ALL_OK=0
-    SUMMARY+=("$case FAIL ($detail, non-2xx/socket errors ${ERRORS})")
-  fi
+  rate_p99=$(json_get p99 <<<"${RATE_OF[$case.service]}")
+  rate_failed=$(json_get failed <<<"${RATE_OF[$case.service]}")
+  rate_ok=$(awk -v p="$rate_p99" -v t="$TARGET_RATE_P99_MS" -v f="$rate_failed" 'BEGIN {print (p <= t && f == 0) ? 1 : 0}')
+  for name in "${SERVERS[@]}"; do
+    printf '%-12s at %s req/s for %s s: %s\n' "$name" "$RATE" "$RATE_DURATION" "${RATE_OF[$case.$name]}"
+  done
+  echo "wrk at $CONNECTIONS connections (saturation), service p99: ${P99} ms (informational)"
+  verdict_line "$case: req/s ratio >= ${target}" "${RATIO}" "$ratio_ok"
+  verdict_line "$case: p99 at ${RATE} req/s <= ${TARGET_RATE_P99_MS} ms" "${rate_p99} ms, ${rate_failed} failed" "$rate_ok"
+  [[ $errors_ok == 1 ]] || { ALL_OK=0; echo "$case: ${ERRORS} non-2xx answers or socket errors under wrk: FAIL"; }
 done
+
+echo
+echo "== memory and start (ROLE=api under the load above; starts with ROLE=all, median of $STARTS)"
+peak=${PEAK[service]:-0}
+verdict_line "service peak RSS (ROLE=api) over the bench load <= ${TARGET_RSS_MB} MB" "${peak} MB" \
+  "$(( peak <= TARGET_RSS_MB ? 1 : 0 ))"
+start_median() { tr ' ' '\n' <<<"${START_MS[$1]}" | grep . | median; }
+for kind in fresh restart postgres; do
+  echo "ready after start ($kind): ${START_MS[$kind]}ms"
+done
+first=$(start_median fresh); restart=$(start_median restart); pgstart=$(start_median postgres)
+verdict_line "ready after the first start on a fresh embedded DATA_DIR <= ${TARGET_FIRST_START_MS} ms" "${first} ms" \
+  "$(awk -v v="$first" -v t="$TARGET_FIRST_START_MS" 'BEGIN {print (v <= t) ? 1 : 0}')"
+verdict_line "ready after a restart (embedded) <= ${TARGET_RESTART_MS} ms" "${restart} ms" \
+  "$(awk -v v="$restart" -v t="$TARGET_RESTART_MS" 'BEGIN {print (v <= t) ? 1 : 0}')"
+verdict_line "ready with DATABASE_URL <= ${TARGET_RESTART_MS} ms" "${pgstart} ms" \
+  "$(awk -v v="$pgstart" -v t="$TARGET_RESTART_MS" 'BEGIN {print (v <= t) ? 1 : 0}')"
+verdict_line "embedded process idle (5 s after ready) <= ${TARGET_IDLE_EMBEDDED_MB} MB RSS" "${START_IDLE_RSS} MB" \
+  "$(( START_IDLE_RSS <= TARGET_IDLE_EMBEDDED_MB ? 1 : 0 ))"
 echo
 printf '%s\n' "${SUMMARY[@]}"
 if [[ $ALL_OK == 1 ]]; then
