@@ -27,6 +27,7 @@
 #   BENCH_ENTRY (dist: the production bundle `npm start` runs, built first by scripts/build.ts; src: `bun src/main.ts`),
 #   BENCH_RATE (200) and BENCH_RATE_DURATION (10: seconds): the fixed-rate latency run of each case (bench/rate.ts),
 #   BENCH_STARTS (3: starts timed per kind: fresh embedded DATA_DIR, embedded restart, DATABASE_URL),
+#   BENCH_JSC_RAM (268435456: BUN_JSC_forceRAMSize of the services, as `npm start` sets it; "" for Bun's default),
 #   BENCH_KEEP=1 keeps the work directory (raw wrk outputs, server logs, SQL logs).
 #
 # Targets (issue 17), one verdict line each at the end: req/s ratio to the baseline (median of rounds) >= 0.7 for
@@ -58,6 +59,7 @@ ENTRY=${BENCH_ENTRY:-dist}
 RATE=${BENCH_RATE:-200}
 RATE_DURATION=${BENCH_RATE_DURATION:-10}
 STARTS=${BENCH_STARTS:-3}
+JSC_RAM=${BENCH_JSC_RAM-268435456}
 declare -A TARGET_RATIO=([properties]=0.7 [get]=0.7 [create]=0.6)
 TARGET_RATE_P99_MS=20
 TARGET_RSS_MB=200
@@ -126,7 +128,7 @@ MEM_GB=$(awk '/^MemTotal/ {printf "%.0f", $2 / 1048576}' /proc/meminfo)
 GIT_REV=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 GIT_DIRTY=$(git status --porcelain -- src 2>/dev/null | grep -q . && echo " + uncommitted changes in src" || true)
 log "machine: $(nproc) CPU ($CPU_MODEL), ${MEM_GB} GB RAM; bun $BUN_VERSION; PostgreSQL $PG_VERSION; wrk $WRK_VERSION"
-log "service: working tree at $GIT_REV$GIT_DIRTY, run as $ENTRY_FILE"
+log "service: working tree at $GIT_REV$GIT_DIRTY, run as $ENTRY_FILE, BUN_JSC_forceRAMSize=${JSC_RAM:-unset}"
 if [[ $ENTRY == dist ]]; then
   "$BUN" scripts/build.ts >&2 || die "building the bundle failed"
 fi
@@ -142,7 +144,7 @@ start_server() { # name
     mkdir -p "$WORK/$name.data"
     (cd "${DIR[$name]}" && exec env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL="${LEVEL[$name]:-Warning}" LOG_FORMAT=json ADMIN_TOKEN="$ADMIN_TOKEN" SECRETS_KEY="$SECRETS_KEY" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" \
       DB_POOL_SIZE="$POOL" PORT="${PORT[$name]}" HOST=127.0.0.1 DATA_DIR="$WORK/$name.data" REDIS_URL= \
-      METRICS_PORT= OTEL_EXPORTER_OTLP_ENDPOINT="${OTLP_URL[$name]:-}" \
+      METRICS_PORT= OTEL_EXPORTER_OTLP_ENDPOINT="${OTLP_URL[$name]:-}" ${JSC_RAM:+BUN_JSC_forceRAMSize=$JSC_RAM} \
       "$BUN" ${BENCH_BUN_FLAGS:-} "${ENTRY_OF[$name]:-src/main.ts}") >>"$WORK/$name.log" 2>&1 &
   fi
   PID[$name]=$!
@@ -524,6 +526,7 @@ time_start() {
   t0=$(now_ms)
   (exec env -u DATABASE_URL "$@" ROLE=all LOG_LEVEL=Warning LOG_FORMAT=json ADMIN_TOKEN="$ADMIN_TOKEN" \
     PUBLIC_BASE_URL="$PUBLIC_BASE_URL" PORT="$port" HOST=127.0.0.1 DATA_DIR="$dir" REDIS_URL= METRICS_PORT= \
+    ${JSC_RAM:+BUN_JSC_forceRAMSize=$JSC_RAM} \
     "$BUN" "$ENTRY_FILE") >>"$WORK/start-$kind.log" 2>&1 &
   pid=$!
   PID[start]=$pid
