@@ -30,7 +30,9 @@
 #   leave the CPUs), BENCH_TIMEOUT (600: longest run, seconds), BENCH_BASELINE (1: after each round, the same
 #   TRA traffic from a plain fetch loop without database, bench/reports/baseline.ts, for information; 0 skips
 #   it), BENCH_KEEP=1 (keep the work directory), BENCH_BUN_FLAGS (flags for the service's bun, e.g. `--cpu-prof-md
-#   --cpu-prof-dir=DIR` for a profile, `--smol`).
+#   --cpu-prof-dir=DIR` for a profile, `--smol`), BENCH_ENTRY (dist: the production bundle `npm start` runs, built
+#   first by scripts/build.ts; src: `bun src/main.ts`), BENCH_JSC_RAM (268435456: BUN_JSC_forceRAMSize of the
+#   service, as `npm start` sets it; "" for Bun's default).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -49,8 +51,12 @@ PGUSER_=${BENCH_PGUSER:-postgres}
 QUIET_WAIT=${BENCH_QUIET_WAIT:-15}
 TIMEOUT=${BENCH_TIMEOUT:-600}
 BASELINE=${BENCH_BASELINE:-1}
+ENTRY=${BENCH_ENTRY:-dist}
+JSC_RAM=${BENCH_JSC_RAM-268435456}
 TARGET_RATIO=1.1
 TARGET_RSS_MB=250
+case "$ENTRY" in dist) ENTRY_FILE=dist/main.js ;; src) ENTRY_FILE=src/main.ts ;;
+  *) echo "BENCH_ENTRY is dist or src" >&2; exit 2 ;; esac
 
 [[ "$DB" =~ ^bench_[a-z0-9_]*$ ]] || { echo "BENCH_DB must be a plain lower-case identifier starting with bench_" >&2; exit 2; }
 case "$PGHOST_" in 127.0.0.1|localhost|::1) ;; *) echo "BENCH_PGHOST must be local" >&2; exit 2 ;; esac
@@ -81,7 +87,11 @@ CLAIM_BATCH=$(sed -nE 's/^export const CLAIM_BATCH = ([0-9]+).*/\1/p' src/compli
 REQUESTS=$((3 * N))
 IDEAL_S=$(awk -v r="$REQUESTS" -v d="$DELAY_MS" -v c="$TRA_CONCURRENCY" 'BEGIN {printf "%.3f", r * d / c / 1000}')
 log "machine: $(nproc) CPU ($CPU_MODEL), ${MEM_GB} GB RAM; bun $BUN_VERSION; PostgreSQL $PG_VERSION"
-log "service: working tree at $GIT_REV$GIT_DIRTY; run ${RUN_CONCURRENCY:-?}, CLAIM_BATCH ${CLAIM_BATCH:-?}"
+log "service: working tree at $GIT_REV$GIT_DIRTY, run as $ENTRY_FILE, BUN_JSC_forceRAMSize=${JSC_RAM:-unset};" \
+  "run ${RUN_CONCURRENCY:-?}, CLAIM_BATCH ${CLAIM_BATCH:-?}"
+if [[ $ENTRY == dist ]]; then
+  "$BUN" scripts/build.ts >&2 || die "building the bundle failed"
+fi
 log "$N reservations × 3 guests = $REQUESTS TRA requests at ${DELAY_MS} ms, TRA_CONCURRENCY $TRA_CONCURRENCY: ideal ${IDEAL_S} s"
 
 # ---------------------------------------------------------------------------------------------- fake TRA
@@ -103,8 +113,8 @@ start_service() { # port → PID[service]; returns once /readyz answers
   mkdir -p "$WORK/data"
   env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL=Warning ADMIN_TOKEN="$ADMIN_TOKEN" SECRETS_KEY="$SECRETS_KEY" PORT="$port" HOST=127.0.0.1 \
     TRA_BASE_URL="$TRA_URL" TRA_CONCURRENCY="$TRA_CONCURRENCY" SIRE_MODE=manual DATA_DIR="$WORK/data" REDIS_URL= \
-    PUBLIC_BASE_URL=https://checkin.bench.invalid \
-    "$BUN" ${BENCH_BUN_FLAGS:-} src/main.ts >>"$WORK/service.log" 2>&1 &
+    PUBLIC_BASE_URL=https://checkin.bench.invalid ${JSC_RAM:+BUN_JSC_forceRAMSize=$JSC_RAM} \
+    "$BUN" ${BENCH_BUN_FLAGS:-} "$ENTRY_FILE" >>"$WORK/service.log" 2>&1 &
   PID[service]=$!
   for _ in $(seq 1 300); do
     kill -0 "${PID[service]}" 2>/dev/null || { tail -20 "$WORK/service.log" >&2; die "the service exited during start-up"; }
@@ -220,7 +230,7 @@ for r in $(seq 1 "$ROUNDS"); do round "$r"; done
 verdict() { [[ $1 == 1 ]] && echo met || echo MISSED; }
 echo
 echo "report run: $N due live reservations × 3 guests (1 foreign) = $REQUESTS TRA requests, fake TRA answering in ${DELAY_MS} ms"
-echo "service: working tree ${GIT_REV}${GIT_DIRTY}; ROLE=api, TRA_CONCURRENCY=$TRA_CONCURRENCY, SIRE_MODE=manual; run ${RUN_CONCURRENCY:-?}, CLAIM_BATCH ${CLAIM_BATCH:-?}"
+echo "service: working tree ${GIT_REV}${GIT_DIRTY} as $ENTRY_FILE, BUN_JSC_forceRAMSize=${JSC_RAM:-unset}; ROLE=api, TRA_CONCURRENCY=$TRA_CONCURRENCY, SIRE_MODE=manual; run ${RUN_CONCURRENCY:-?}, CLAIM_BATCH ${CLAIM_BATCH:-?}"
 echo "machine: $(nproc) CPU ($CPU_MODEL), ${MEM_GB} GB; bun $BUN_VERSION; PostgreSQL $PG_VERSION"
 echo "ideal = $REQUESTS × ${DELAY_MS} ms / $TRA_CONCURRENCY = ${IDEAL_S} s"
 echo
