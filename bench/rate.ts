@@ -31,7 +31,7 @@ for (let i = 0; i < total; i++) {
   if (wait > 0) await Bun.sleep(wait)
   const body = template?.replace("__EXTERNAL_ID__", `${prefix ?? "rate"}-${i}`)
   inFlight.push(
-    fetch(url, { method, headers, body }).then(async (response) => {
+    fetch(url, { method, headers, ...(body === undefined ? {} : { body }) }).then(async (response) => {
       await response.arrayBuffer()
       if (response.status >= 200 && response.status < 300) latencies.push(performance.now() - planned)
       else failed++

@@ -62,8 +62,8 @@ export const openApiLayer = (options: { readonly path: `/${string}` }) =>
   HttpApiBuilder.Router.use((router) =>
     Effect.gen(function*() {
       const { api } = yield* HttpApi.Api
-      const document = yield* documentAsset(OpenApi.fromApi(api))
-      yield* router.get(options.path, document.handler)
+      const document = yield* CompressedAsset.lazyHandler(Effect.suspend(() => documentAsset(OpenApi.fromApi(api))))
+      yield* router.get(options.path, document)
     })
   )
 
@@ -110,25 +110,21 @@ export interface ScalarPageOptions {
   readonly connectSources?: ReadonlyArray<string>
 }
 
-/** `GET path` (the reference page) and `GET path/assets/:file` (its script) for the API of `HttpApi.Api`. */
-export const scalarLayer = (options: ScalarPageOptions) =>
-  HttpApiBuilder.Router.use((router) =>
-    Effect.gen(function*() {
-      const { api } = yield* HttpApi.Api
-      const { info } = OpenApi.fromApi(api)
-      const file = scalarFile
-      const scriptPath = `${options.path}/assets/${file}`
-      const configuration = {
-        _integration: "html",
-        // Inter and JetBrains Mono from fonts.scalar.com otherwise; the system's fonts are fine.
-        withDefaultFonts: false,
-        // The API client posts usage events to api.scalar.com otherwise.
-        telemetry: false
-      }
-      const description = info.description === undefined
-        ? ""
-        : `\n    <meta name="description" content="${escapeHtml(info.description)}" />`
-      const html = `<!doctype html>
+/** The reference page of `api` (its title and description from the document), compressed. */
+const referencePage = (api: HttpApi.Api["Type"]["api"], options: ScalarPageOptions, scriptPath: string) =>
+  Effect.suspend(() => {
+    const { info } = OpenApi.fromApi(api)
+    const configuration = {
+      _integration: "html",
+      // Inter and JetBrains Mono from fonts.scalar.com otherwise; the system's fonts are fine.
+      withDefaultFonts: false,
+      // The API client posts usage events to api.scalar.com otherwise.
+      telemetry: false
+    }
+    const description = info.description === undefined
+      ? ""
+      : `\n    <meta name="description" content="${escapeHtml(info.description)}" />`
+    const html = `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
@@ -143,17 +139,27 @@ export const scalarLayer = (options: ScalarPageOptions) =>
   </body>
 </html>
 `
-      const securityHeaders = {
+    return CompressedAsset.make(html, {
+      contentType: HTML_TYPE,
+      cacheControl: REVALIDATE,
+      headers: {
         "content-security-policy": contentSecurityPolicy(options.connectSources ?? []),
         "x-content-type-options": "nosniff",
         "referrer-policy": "no-referrer"
       }
-      const page = yield* CompressedAsset.make(html, {
-        contentType: HTML_TYPE,
-        cacheControl: REVALIDATE,
-        headers: securityHeaders
-      })
-      yield* router.get(options.path, page.handler)
+    })
+  })
+
+/** `GET path` (the reference page) and `GET path/assets/:file` (its script) for the API of `HttpApi.Api`. */
+export const scalarLayer = (options: ScalarPageOptions) =>
+  HttpApiBuilder.Router.use((router) =>
+    Effect.gen(function*() {
+      const { api } = yield* HttpApi.Api
+      const file = scalarFile
+      const scriptPath = `${options.path}/assets/${file}`
+      // The page names the API's title and description: made on its first request, like the document.
+      const page = yield* CompressedAsset.lazyHandler(referencePage(api, options, scriptPath))
+      yield* router.get(options.path, page)
       yield* router.get(
         `${options.path}/assets/:file`,
         Effect.gen(function*() {

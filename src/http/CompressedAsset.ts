@@ -149,3 +149,18 @@ export const make = (body: string | Uint8Array, options: CompressedAssetOptions)
       handler: Effect.map(HttpServerRequest.HttpServerRequest, respond)
     }
   })
+
+/**
+ * A handler for an asset made on its first request, once (`Effect.cached`): for answers that most processes never
+ * serve — the OpenAPI documents, the reference page — whose generation and compression would otherwise add to
+ * every start (docs/performance.md, "Start and memory").
+ */
+export const lazyHandler = (
+  asset: Effect.Effect<CompressedAsset>
+): Effect.Effect<
+  Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
+> =>
+  Effect.map(
+    Effect.cached(asset),
+    (cached) => Effect.flatMap(cached, (made) => made.handler)
+  )

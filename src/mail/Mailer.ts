@@ -2,7 +2,6 @@ import { FileSystem, Path } from "@effect/platform"
 import { BunFileSystem, BunPath } from "@effect/platform-bun"
 import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import nodemailer from "nodemailer"
 import { AppConfig } from "../config/AppConfig.ts"
 
 /** One message as the `Mailer` sends it: a single recipient, both bodies already rendered. */
@@ -91,6 +90,9 @@ const safeDecode = (value: string) => {
   }
 }
 
+/** nodemailer, loaded by the worker's mail layer only: a process that serves the API never sends mail. */
+const loadNodemailer = Effect.promise(() => import("nodemailer")).pipe(Effect.map((module) => module.default))
+
 /**
  * SMTP through nodemailer, one connection per message (mail is rare; nothing idles between messages). Plain
  * `smtp://` upgrades with STARTTLS when the server offers it; `smtps://` is TLS from the start; nodemailer
@@ -104,6 +106,7 @@ export const smtp = (options: { readonly url: Redacted.Redacted; readonly from: 
       const parsed = new URL(url)
       // Credentials may appear percent-encoded in the URL and decoded in a server's echo: hide both forms.
       const secrets = [url, parsed.password, safeDecode(parsed.password)]
+      const nodemailer = yield* loadNodemailer
       const transport = yield* Effect.acquireRelease(
         Effect.sync(() =>
           nodemailer.createTransport({
@@ -152,6 +155,7 @@ export const files = (options: { readonly dir: string; readonly from: string }) 
       const path = yield* Path.Path
       const dir = path.resolve(options.dir)
       yield* fs.makeDirectory(dir, { recursive: true, mode: 0o700 }).pipe(Effect.orDie)
+      const nodemailer = yield* loadNodemailer
       const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" })
       return Mailer.of({
         send: (message) =>

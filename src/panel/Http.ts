@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig, type AppConfigShape } from "../config/AppConfig.ts"
+import * as CompressedAsset from "../http/CompressedAsset.ts"
 import * as ApiDocs from "../http/ApiDocs.ts"
 import { withServers } from "../http/OpenApiDocument.ts"
 import { PartnerApi } from "../http/PartnerApi.ts"
@@ -168,13 +169,15 @@ export const PanelAccountLive = HttpApiBuilder.group(PartnerApi, "panelAccount",
 
 /**
  * `GET /api/panel/openapi.json`: the panel's own document, generated from `PanelApi` like `/openapi.json`, with
- * this process's `servers` (generated once, at start-up).
+ * this process's `servers` (generated once, on its first request).
  */
 export const openApiRoute = HttpApiBuilder.Router.use((router) =>
   Effect.flatMap(AppConfig, (config) =>
     Effect.flatMap(
-      ApiDocs.documentAsset(OpenApi.fromApi(withServers(PanelApi, config))),
-      (document) => router.get("/api/panel/openapi.json", document.handler)
+      CompressedAsset.lazyHandler(
+        Effect.suspend(() => ApiDocs.documentAsset(OpenApi.fromApi(withServers(PanelApi, config))))
+      ),
+      (document) => router.get("/api/panel/openapi.json", document)
     ))
 )
 

@@ -3,7 +3,6 @@ import { Clock, Context, Duration, Effect, Exit, Layer, Metric, Option, Redacted
 import { AppConfig } from "../config/AppConfig.ts"
 import type { KeyLimits } from "../auth/CurrentKey.ts"
 import { RateLimited } from "../shared/errors.ts"
-import * as RedisStore from "./RedisStore.ts"
 import * as Metrics from "../shared/Metrics.ts"
 
 /** The spec's three per-key budgets ("Limits"); design §6.15 says which request counts where. */
@@ -185,6 +184,8 @@ const redisStore = (options: ReturnType<typeof redisOptions>) =>
           Effect.catchAllCause(() => Effect.void)
         )
       )
+      // Loaded only with REDIS_URL: ioredis is the largest module of a start without it (docs/performance.md).
+      const RedisStore = yield* Effect.promise(() => import("./RedisStore.ts"))
       return yield* RedisStore.make({ ...options, retryStrategy }).pipe(Scope.extend(scope))
     })
   )

@@ -90,3 +90,23 @@ describe("make", () => {
     expect(asset.sizes).toEqual({ identity: 2, gzip: 2, br: 2 })
   })
 })
+
+describe("lazyHandler", () => {
+  test("makes the asset on the first request only, once, and answers it on every request", async () => {
+    let made = 0
+    const asset = Effect.suspend(() => {
+      made++
+      return CompressedAsset.make("{\"hello\":\"world\"}", { contentType: "application/json", cacheControl: "no-cache" })
+    })
+    const request = HttpServerRequest.fromWeb(new Request("http://localhost/openapi.json"))
+    const statuses = await Effect.runPromise(Effect.gen(function*() {
+      const handler = yield* CompressedAsset.lazyHandler(asset)
+      const before = made
+      const answers = yield* Effect.forEach([1, 2, 3], () =>
+        Effect.provideService(handler, HttpServerRequest.HttpServerRequest, request), { concurrency: "unbounded" })
+      return { before, statuses: answers.map((answer) => answer.status) }
+    }))
+    expect(statuses).toEqual({ before: 0, statuses: [200, 200, 200] })
+    expect(made).toBe(1)
+  })
+})
