@@ -15,7 +15,7 @@ import m0016 from "./0016_trace_context.ts"
 import m0017 from "./0017_secrets_at_rest.ts"
 
 /** Static imports keep migrations bundle-safe and free of file-system scans (design §3). Append only. */
-export const loader = Migrator.fromRecord({
+export const migrations = {
   "0001_foundation": m0001,
   "0002_reservations": m0002,
   "0003_documents": m0003,
@@ -30,4 +30,6 @@ export const loader = Migrator.fromRecord({
   "0015_alerts": m0015,
   "0016_trace_context": m0016,
   "0017_secrets_at_rest": m0017
-})
+}
+
+export const loader = Migrator.fromRecord(migrations)

@@ -8,6 +8,7 @@ import Pg from "pg"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as DataDirLock from "./DataDirLock.ts"
 import * as EmbeddedTemplate from "./EmbeddedTemplate.ts"
+import { runMigrations } from "./migrations.ts"
 
 /** Which database the process talks to; readiness and the polling-vs-LISTEN choice depend on it. */
 export interface DatabaseInfo {
@@ -104,29 +105,17 @@ const postgres = (url: Redacted.Redacted, poolSize: number) =>
   }))
 
 /**
- * Opens the cluster in `dir`, first copied from the `initdb` template when there is none (a fresh DATA_DIR:
- * EmbeddedTemplate.ts).
+ * A `pg` pool on the PGlite cluster in `dir`, for as long as the scope lasts: PGlite served by pglite-socket on
+ * a free local port, one connection (pglite-socket serves one session: a larger pool fails, stack-notes §7).
  */
-const openEmbedded = async (PGlite: typeof import("@electric-sql/pglite").PGlite, dir: string) => {
-  if (!(await EmbeddedTemplate.isInitialised(dir))) await EmbeddedTemplate.copyTemplateTo(dir)
-  return PGlite.create(dir, { startParams: await EmbeddedTemplate.startParams() })
-}
-
-/**
- * Embedded PostgreSQL: PGlite keeps its data in `DATA_DIR/pg` and is reached through pglite-socket with the
- * same `pg` client as production. Loaded by dynamic import so production images never initialise it. The
- * directory's lock is taken first and given back last: a second process stops before it opens any file.
- */
-const embedded = (dataDir: string, servicePort: number) =>
-  Layer.unwrapScoped(Effect.gen(function*() {
-    const lock = yield* DataDirLock.acquire(dataDir, servicePort)
-    const dir = NodePath.resolve(dataDir, "pg")
-    yield* Effect.promise(() => NodeFs.mkdir(dir, { recursive: true }))
+const embeddedPool = (dir: string) =>
+  Effect.gen(function*() {
     const { PGlite } = yield* Effect.promise(() => import("@electric-sql/pglite"))
     const { PGLiteSocketServer } = yield* Effect.promise(() => import("@electric-sql/pglite-socket"))
+    const startParams = yield* Effect.promise(() => EmbeddedTemplate.startParams())
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => openEmbedded(PGlite, dir),
+        try: () => PGlite.create(dir, { startParams }),
         catch: (cause) => new DatabaseUnavailable(`cannot open the embedded database in ${dir}: ${String(cause)}`)
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
@@ -137,18 +126,41 @@ const embedded = (dataDir: string, servicePort: number) =>
       () => Effect.promise(() => server.stop()).pipe(Effect.ignore)
     )
     const port = Number(server.getServerConn().split(":").pop())
-    // pglite-socket serves one session: a larger pool fails (stack-notes §7).
-    const pool = new Pg.Pool({
-      host: "127.0.0.1",
-      port,
-      user: "postgres",
-      database: "postgres",
-      max: 1,
-      types
-    })
+    const pool = new Pg.Pool({ host: "127.0.0.1", port, user: "postgres", database: "postgres", max: 1, types })
     pool.on("error", () => {})
     const target = `embedded PGlite in ${dir}`
     yield* connectPool(pool, target)
+    return { pool, target }
+  })
+
+/** The template's last step (EmbeddedTemplate.ts): this checkout's migrations on the fresh cluster in `dir`. */
+const migrateCluster = (dir: string): Promise<void> =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const { pool } = yield* embeddedPool(dir)
+    yield* runMigrations.pipe(Effect.provide(PgClient.layerFromPool({ acquire: Effect.succeed(pool), types })))
+  })))
+
+/** The embedded database's template, made now if missing (the postinstall step: scripts/embedded-template.ts). */
+export const ensureEmbeddedTemplate = () => EmbeddedTemplate.ensureTemplate(migrateCluster)
+
+/**
+ * Embedded PostgreSQL: PGlite keeps its data in `DATA_DIR/pg` and is reached through pglite-socket with the
+ * same `pg` client as production. Loaded by dynamic import so production images never initialise it. The
+ * directory's lock is taken first and given back last: a second process stops before it opens any file. A
+ * fresh DATA_DIR gets a copy of the template, already migrated (EmbeddedTemplate.ts).
+ */
+const embedded = (dataDir: string, servicePort: number) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const lock = yield* DataDirLock.acquire(dataDir, servicePort)
+    const dir = NodePath.resolve(dataDir, "pg")
+    yield* Effect.tryPromise({
+      try: async () => {
+        await NodeFs.mkdir(dir, { recursive: true })
+        if (!(await EmbeddedTemplate.isInitialised(dir))) await EmbeddedTemplate.copyTemplateTo(dir, migrateCluster)
+      },
+      catch: (cause) => new DatabaseUnavailable(`cannot create the embedded database in ${dir}: ${String(cause)}`)
+    })
+    const { pool, target } = yield* embeddedPool(dir)
     return Layer.merge(sqlLayer(pool, { mode: "embedded", target }), Layer.succeed(DataDirLock.Held, lock))
   }))
 

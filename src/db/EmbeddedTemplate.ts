@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
+import { migrations } from "../../migrations/index.ts"
 import { projectFile } from "../shared/ProjectRoot.ts"
 
 /**
@@ -11,8 +13,9 @@ import { projectFile } from "../shared/ProjectRoot.ts"
  * exactly as it does on every restart. (PGlite's own `loadDataDir` tarball unpacks through the WebAssembly
  * heap, which then keeps ~100 MB more for the life of the process.)
  *
- * The template holds nothing of ours (no schema: migrations run at start as always), only what `initdb` of
- * this exact PGlite version writes, so it is keyed by that version. `npm install` makes it (`postinstall`:
+ * The template is what `initdb` of this exact PGlite version writes plus this checkout's migrations (applied to
+ * a fresh cluster they cost as much CPU again as the whole start), so it is keyed by both. It holds no data:
+ * nothing but the schema and the migrator's own table. `npm install` makes it (`postinstall`:
  * scripts/embedded-template.ts), otherwise the first start that needs it does.
  */
 
@@ -24,9 +27,18 @@ const pgliteVersion = async (): Promise<string> => {
   return (manifest as { version: string }).version
 }
 
+/**
+ * Which migrations the template holds: their names (append only, design §3), digested. A new migration makes a
+ * new template, which the next fresh DATA_DIR builds once.
+ */
+const migrationsKey = () =>
+  createHash("sha256").update(Object.keys(migrations).join("\n")).digest("base64url").slice(0, 12)
+
 /** Where the template is kept: beside the installed packages, like other build caches. */
 export const templatePath = async (): Promise<string> =>
-  fileURLToPath(projectFile(`node_modules/.cache/partner-registration/pglite-${await pgliteVersion()}`))
+  fileURLToPath(projectFile(
+    `node_modules/.cache/partner-registration/pglite-${await pgliteVersion()}-${migrationsKey()}`
+  ))
 
 const exists = (path: string) => NodeFs.access(path).then(() => true, () => false)
 
@@ -45,23 +57,27 @@ export const startParams = async (): Promise<Array<string>> => {
 }
 
 /**
- * The template directory, made now if missing: `initdb` in a temporary directory beside it, then moved into
- * place in one rename, so that concurrent starts (tests) never see half of it.
+ * The template directory, made now if missing: `initdb` in a temporary directory beside it, `migrate` (the
+ * migrations of this checkout, Database.ts), then moved into place in one rename, so that concurrent starts
+ * (tests) never see half of it.
  */
-export const ensureTemplate = async (): Promise<string> => {
+export const ensureTemplate = async (migrate: (dir: string) => Promise<void>): Promise<string> => {
   const path = await templatePath()
   if (await exists(NodePath.join(path, "PG_VERSION"))) return path
   const { PGlite } = await import("@electric-sql/pglite")
   await NodeFs.mkdir(NodePath.dirname(path), { recursive: true })
   const scratch = `${path}.${process.pid}.partial`
   await NodeFs.rm(scratch, { recursive: true, force: true })
-  const db = await PGlite.create(scratch)
-  await db.close()
-  await NodeFs.rename(scratch, path).catch(async (error) => {
-    // Another process put its template in place first: use that one.
+  try {
+    const db = await PGlite.create(scratch)
+    await db.close()
+    await migrate(scratch)
+    await NodeFs.rename(scratch, path)
+  } catch (error) {
     await NodeFs.rm(scratch, { recursive: true, force: true })
+    // Another process put its template in place first: use that one.
     if (!(await exists(NodePath.join(path, "PG_VERSION")))) throw error
-  })
+  }
   return path
 }
 
@@ -69,8 +85,8 @@ export const ensureTemplate = async (): Promise<string> => {
  * Puts a copy of the template at `dir` (which must not hold a cluster). Copied beside it and renamed, so that
  * a crash mid-copy leaves no half cluster that the next start would try to open.
  */
-export const copyTemplateTo = async (dir: string): Promise<void> => {
-  const template = await ensureTemplate()
+export const copyTemplateTo = async (dir: string, migrate: (dir: string) => Promise<void>): Promise<void> => {
+  const template = await ensureTemplate(migrate)
   const partial = `${dir}.${process.pid}.partial`
   await NodeFs.rm(partial, { recursive: true, force: true })
   await NodeFs.cp(template, partial, { recursive: true })
