@@ -8,22 +8,28 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
-# 2. Runtime: Bun runs the TypeScript sources directly.
+# 2. Runtime: Bun runs the production bundle (scripts/build.ts), built here from the sources; the pages' files
+#    are read from src/ at run time. BUN_JSC_forceRAMSize: the JS heap's growth heuristics of a small machine, as
+#    `npm start` sets them (docs/performance.md, "Start and memory").
 FROM oven/bun:1.4.5-slim
 WORKDIR /app
 ENV NODE_ENV=production \
     PORT=3000 \
     HOST=0.0.0.0 \
     DATA_DIR=/app/data \
-    LOG_FORMAT=json
+    LOG_FORMAT=json \
+    BUN_JSC_forceRAMSize=268435456
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json bunfig.toml ./
 COPY migrations ./migrations
 COPY src ./src
+COPY scripts ./scripts
+# The bundle, and the embedded database's migrated template (node_modules is not writable at run time).
+RUN bun scripts/build.ts && bun scripts/embedded-template.ts
 # The image's non-root "bun" user owns only the data directory (embedded database, admin token, documents).
 RUN mkdir -p /app/data && chown -R bun:bun /app/data
 USER bun
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD bun -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then(r => process.exit(r.ok ? 0 : 1)).catch(() => process.exit(1))"
-CMD ["bun", "src/main.ts"]
+CMD ["bun", "dist/main.js"]

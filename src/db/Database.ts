@@ -153,13 +153,16 @@ const embedded = (dataDir: string, servicePort: number) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const lock = yield* DataDirLock.acquire(dataDir, servicePort)
     const dir = NodePath.resolve(dataDir, "pg")
-    yield* Effect.tryPromise({
-      try: async () => {
-        await NodeFs.mkdir(dir, { recursive: true })
-        if (!(await EmbeddedTemplate.isInitialised(dir))) await EmbeddedTemplate.copyTemplateTo(dir, migrateCluster)
-      },
-      catch: (cause) => new DatabaseUnavailable(`cannot create the embedded database in ${dir}: ${String(cause)}`)
-    })
+    yield* Effect.promise(() => NodeFs.mkdir(dir, { recursive: true }))
+    if (!(yield* Effect.promise(() => EmbeddedTemplate.isInitialised(dir)))) {
+      // Without a template (node_modules read-only, …) PGlite creates the cluster in place, as it always could:
+      // slower, never a failed start. The migrations then run at start as on PostgreSQL.
+      yield* Effect.tryPromise(() => EmbeddedTemplate.copyTemplateTo(dir, migrateCluster)).pipe(
+        Effect.catchAll((error) =>
+          Effect.logWarning(`embedded database template unavailable; creating the cluster in ${dir} instead`, error)
+        )
+      )
+    }
     const { pool, target } = yield* embeddedPool(dir)
     return Layer.merge(sqlLayer(pool, { mode: "embedded", target }), Layer.succeed(DataDirLock.Held, lock))
   }))

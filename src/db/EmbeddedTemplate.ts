@@ -89,9 +89,16 @@ export const copyTemplateTo = async (dir: string, migrate: (dir: string) => Prom
   const template = await ensureTemplate(migrate)
   const partial = `${dir}.${process.pid}.partial`
   await NodeFs.rm(partial, { recursive: true, force: true })
-  await NodeFs.cp(template, partial, { recursive: true })
-  await NodeFs.rm(dir, { recursive: true, force: true })
-  await NodeFs.rename(partial, dir)
+  try {
+    await NodeFs.cp(template, partial, { recursive: true })
+    await NodeFs.rm(dir, { recursive: true, force: true })
+    await NodeFs.rename(partial, dir)
+  } catch (error) {
+    // As before the attempt: an empty `dir`, nothing beside it.
+    await NodeFs.rm(partial, { recursive: true, force: true })
+    await NodeFs.mkdir(dir, { recursive: true })
+    throw error
+  }
 }
 
 /** Whether `dir` already holds a cluster (then it is opened as it is, never unpacked over). */

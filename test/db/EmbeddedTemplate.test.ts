@@ -60,6 +60,30 @@ test("a fresh directory receives a whole copy of the template, every migration a
   }
 }, 60_000)
 
+test("a template that cannot be made fails the copy and leaves the directory as it was, nothing beside it", async () => {
+  const path = await EmbeddedTemplate.templatePath()
+  const aside = `${path}.aside-${process.pid}`
+  const had = await NodeFs.rename(path, aside).then(() => true, () => false)
+  const root = await tempDir("template-fails")
+  try {
+    const dir = NodePath.join(root, "pg")
+    await NodeFs.mkdir(dir)
+    await expect(EmbeddedTemplate.copyTemplateTo(dir, () => Promise.reject(new Error("migrations failed"))))
+      .rejects.toThrow("migrations failed")
+    expect(await NodeFs.readdir(dir)).toEqual([])
+    expect(await NodeFs.readdir(root)).toEqual(["pg"])
+    expect(await EmbeddedTemplate.isInitialised(path)).toBe(false)
+    const siblings = await NodeFs.readdir(NodePath.dirname(path))
+    expect(siblings.filter((name) => name.includes(".partial"))).toEqual([])
+  } finally {
+    await NodeFs.rm(root, { recursive: true, force: true })
+    if (had) {
+      await NodeFs.rm(path, { recursive: true, force: true })
+      await NodeFs.rename(aside, path)
+    }
+  }
+}, 120_000)
+
 test("the embedded database starts with PGlite's own parameters and small shared buffers", async () => {
   const params = await EmbeddedTemplate.startParams()
   expect(params.slice(-2)).toEqual(["-c", `shared_buffers=${EmbeddedTemplate.EMBEDDED_SHARED_BUFFERS}`])
