@@ -1,6 +1,6 @@
 import { FetchHttpClient, HttpApi, HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { BunHttpServer } from "@effect/platform-bun"
-import { Context, Effect, Exit, Layer, Option } from "effect"
+import { Context, Effect, Exit, FiberRef, Layer, Logger, LogLevel, Option } from "effect"
 import packageJson from "../package.json" with { type: "json" }
 import { Accounts } from "./accounts/Accounts.ts"
 import * as AlertsModule from "./alerts/Alerts.ts"
@@ -230,6 +230,16 @@ const Workers = Layer.mergeAll(
 )
 
 /**
+ * The start-up and stop lines (design §9) are written at any LOG_LEVEL but `None`: an operator who quiets the log
+ * to warnings still sees the process start, on which port, and stop.
+ */
+const lifecycleLine = <A, E, R>(line: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(FiberRef.get(FiberRef.currentMinimumLogLevel), (minimum) =>
+    LogLevel.greaterThan(minimum, LogLevel.Info) && minimum._tag !== "None"
+      ? Logger.withMinimumLogLevel(line, LogLevel.Info)
+      : line)
+
+/**
  * What outlives everything but the database (design §9): the requests in flight and the job leases this
  * process holds. When the rest has stopped — requests drained, loops ended — it gives back the leases still
  * held, so another instance takes that work at once, and writes the one shutdown line.
@@ -247,7 +257,10 @@ const Lifecycle = Layer.scopedContext(Effect.gen(function*() {
         `stopped: drained ${drained} request${drained === 1 ? "" : "s"} in flight`
           + (cut > 0 ? ` (${cut} cut off after SHUTDOWN_DRAIN_SECONDS)` : "")
           + `, released ${released} job lease${released === 1 ? "" : "s"}`
-      ).pipe(Effect.annotateLogs({ drained_requests: drained, cut_requests: cut, released_leases: released }))
+      ).pipe(
+        Effect.annotateLogs({ drained_requests: drained, cut_requests: cut, released_leases: released }),
+        lifecycleLine
+      )
     })
   )
   return Context.make(JobLeases.JobLeases, leases).pipe(Context.add(RequestDrain.RequestDrain, requests))
@@ -268,7 +281,10 @@ const Started = Layer.scopedDiscard(Effect.gen(function*() {
   yield* Effect.logInfo(
     `started: version ${packageJson.version}, role ${config.role}, port ${port}, ${database.mode} database, `
       + `pid ${process.pid}; listening on ${HttpServer.formatAddress(server.address)}`
-  ).pipe(Effect.annotateLogs({ version: packageJson.version, role: config.role, port, database: database.mode }))
+  ).pipe(
+    Effect.annotateLogs({ version: packageJson.version, role: config.role, port, database: database.mode }),
+    lifecycleLine
+  )
   yield* Effect.addFinalizer(() => requests.drain(config.shutdownDrain))
 }))
 

@@ -154,6 +154,19 @@ test("one start-up line; on SIGTERM a slow request finishes, new connections are
   expect(stopped[0].annotations).toEqual({ drained_requests: 1, cut_requests: 0, released_leases: 0 })
 }, 60_000)
 
+test("LOG_LEVEL=Warning: no line per request, but the start-up and stop lines are still written", async () => {
+  const service = await start({ LOG_LEVEL: "Warning" })
+  const url = await service.ready(30_000)
+  for (const path of ["/healthz", "/api/partners/properties", "/no-such-route"]) await fetch(`${url}${path}`)
+  service.child.kill("SIGTERM")
+  expect(await exitAfterSigterm(service)).toBe(0)
+  await service.stop()
+  expect(linesStarting(service, "started:")).toHaveLength(1)
+  expect(linesStarting(service, "stopped:")).toHaveLength(1)
+  // The access log's line per request is Info: below the level (before the fix, LOG_LEVEL=Warning meant Info).
+  expect(linesStarting(service, "request")).toEqual([])
+}, 60_000)
+
 test("a request still running after SHUTDOWN_DRAIN_SECONDS is cut off, and the delivery lease it held is given back", async () => {
   const service = await start({ ROLE: "api", SHUTDOWN_DRAIN_SECONDS: "1" })
   const url = await service.ready(30_000)

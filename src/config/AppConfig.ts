@@ -1,4 +1,4 @@
-import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
+import { Config, ConfigError, Context, Duration, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
 import addressparser from "nodemailer/lib/addressparser/index.js"
 
 /** Design §4: `TRM_URL`'s default. */
@@ -27,7 +27,8 @@ export interface AppConfigShape {
   readonly role: Role
   readonly adminToken: Option.Option<Redacted.Redacted>
   readonly redisUrl: Option.Option<Redacted.Redacted>
-  readonly logLevel: string
+  /** LOG_LEVEL, by the names the README lists (`Warning`, `None`, …) or Effect's labels (`WARN`, `OFF`, …). */
+  readonly logLevel: LogLevel.LogLevel
   readonly logFormat: Option.Option<"pretty" | "json">
   /** Pool size of the PostgreSQL client (embedded mode always uses one connection). */
   readonly dbPoolSize: number
@@ -115,6 +116,24 @@ const optionalChoice = <const A extends string>(name: string, values: ReadonlyAr
     })
   )
 
+/**
+ * `LOG_LEVEL`: a level's name (`All`, `Trace`, `Debug`, `Info`, `Warning`, `Error`, `Fatal`, `None`) or Effect's
+ * label for it (`WARN`, `OFF`, …), in any case; empty means `Info`. Anything else stops the start with the list:
+ * an unknown level used to fall back to Info silently, so `LOG_LEVEL=Warning` logged every request.
+ */
+const logLevel = Config.string("LOG_LEVEL").pipe(
+  Config.option,
+  Config.mapOrFail((value) => {
+    const set = Option.filter(Option.map(value, (v) => v.trim().toLowerCase()), (v) => v !== "")
+    if (Option.isNone(set)) return Either.right(LogLevel.Info)
+    const level = LogLevel.allLevels.find((l) => l._tag.toLowerCase() === set.value || l.label.toLowerCase() === set.value)
+    const names = LogLevel.allLevels.map((l) => l._tag).join(", ")
+    return level !== undefined
+      ? Either.right(level)
+      : Either.left(ConfigError.InvalidData(["LOG_LEVEL"], `expected one of ${names}, got ${JSON.stringify(Option.getOrElse(value, () => ""))}`))
+  })
+)
+
 /** An http(s) URL setting; empty means the default (`fallback`), or unset when there is none. */
 const httpUrl = (name: string) =>
   Config.string(name).pipe(
@@ -188,7 +207,7 @@ const config = Config.all({
   role: optionalChoice("ROLE", ["all", "api", "worker"]).pipe(Config.map(Option.getOrElse(() => "all" as const))),
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")),
   redisUrl: Config.option(Config.redacted("REDIS_URL")),
-  logLevel: Config.string("LOG_LEVEL").pipe(Config.withDefault("Info")),
+  logLevel,
   logFormat: optionalChoice("LOG_FORMAT", ["pretty", "json"]),
   dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
   traBaseUrl: httpUrl("TRA_BASE_URL").pipe(Config.map(Option.getOrElse(() => DEFAULT_TRA_BASE_URL))),

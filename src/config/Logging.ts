@@ -1,4 +1,4 @@
-import { Duration, Effect, Inspectable, Layer, Logger, LogLevel, Option } from "effect"
+import { Duration, Effect, Inspectable, Layer, Logger, Option } from "effect"
 import { AppConfig } from "./AppConfig.ts"
 
 /**
@@ -38,7 +38,5 @@ const batchedJson = Logger.replaceScoped(
 /** LOG_FORMAT (pretty on a TTY, json otherwise: one JSON document per line) and LOG_LEVEL (design §4). */
 export const layer = Layer.unwrapEffect(Effect.map(AppConfig, (config) => {
   const format = Option.getOrElse(config.logFormat, () => process.stdout.isTTY ? "pretty" as const : "json" as const)
-  const level = LogLevel.allLevels.find((l) => l.label.toLowerCase() === config.logLevel.toLowerCase()) ??
-    LogLevel.Info
-  return Layer.merge(format === "json" ? batchedJson : Logger.pretty, Logger.minimumLogLevel(level))
+  return Layer.merge(format === "json" ? batchedJson : Logger.pretty, Logger.minimumLogLevel(config.logLevel))
 }))

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { ConfigProvider, Duration, Effect, Either, Option, Redacted } from "effect"
+import { ConfigProvider, Duration, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import * as AppConfig from "../../src/config/AppConfig.ts"
 
 const read = (env: Record<string, string>) =>
@@ -8,7 +8,8 @@ const read = (env: Record<string, string>) =>
 describe("AppConfig (design §4)", () => {
   test("defaults", () => {
     const config = Either.getOrThrow(read({}))
-    expect(config).toMatchObject({ port: 3000, host: "0.0.0.0", dataDir: "./data", role: "all", logLevel: "Info", dbPoolSize: 10 })
+    expect(config).toMatchObject({ port: 3000, host: "0.0.0.0", dataDir: "./data", role: "all", dbPoolSize: 10 })
+    expect(config.logLevel).toBe(LogLevel.Info)
     expect(config.publicBaseUrl).toBe("http://localhost:3000")
     expect(Option.isNone(config.databaseUrl)).toBe(true)
     expect(Option.isNone(config.redisUrl)).toBe(true)
@@ -18,6 +19,23 @@ describe("AppConfig (design §4)", () => {
     expect(config).toMatchObject({ traBaseUrl: "https://pms.mincit.gov.co", traConcurrency: 4, sireMode: "manual" })
     expect(config.reportsEvery).toEqual(Duration.hours(1))
     expect(Option.isNone(config.sireGatewayUrl)).toBe(true)
+  })
+
+  test("LOG_LEVEL: the README's names and Effect's labels, in any case; empty is Info; anything else is refused", () => {
+    const cases: ReadonlyArray<readonly [string, LogLevel.LogLevel]> = [
+      ["All", LogLevel.All], ["Trace", LogLevel.Trace], ["Debug", LogLevel.Debug], ["Info", LogLevel.Info],
+      ["Warning", LogLevel.Warning], ["Error", LogLevel.Error], ["Fatal", LogLevel.Fatal], ["None", LogLevel.None],
+      ["warning", LogLevel.Warning], ["WARN", LogLevel.Warning], ["OFF", LogLevel.None], ["debug", LogLevel.Debug],
+      ["", LogLevel.Info], [" Warning ", LogLevel.Warning]
+    ]
+    for (const [value, level] of cases) {
+      expect({ value, level: Either.getOrThrow(read({ LOG_LEVEL: value })).logLevel }).toEqual({ value, level })
+    }
+    const refused = read({ LOG_LEVEL: "Verbose" })
+    expect(Either.isLeft(refused)).toBe(true)
+    expect(String(Either.isLeft(refused) ? refused.left : "")).toContain(
+      "expected one of All, Trace, Debug, Info, Warning, Error, Fatal, None, got \"Verbose\""
+    )
   })
 
   test("reporting settings (design §4)", () => {
