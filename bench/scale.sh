@@ -56,7 +56,8 @@ SKIP_API=${BENCH_SKIP_API:-0}
 SKIP_WORKERS=${BENCH_SKIP_WORKERS:-0}
 GROWTH=1.10  # "still growing": k instances give at least 10 % more than k − 1
 
-[[ "$DB" =~ ^bench_[a-z0-9_]*$ ]] || { echo "BENCH_DB must be a plain lower-case identifier starting with bench_" >&2; exit 2; }
+[[ "$DB" =~ ^bench_[a-z0-9_]*$ ]] ||
+  { echo "BENCH_DB must be a plain lower-case identifier starting with bench_" >&2; exit 2; }
 case "$PGHOST_" in 127.0.0.1|localhost|::1) ;; *) echo "BENCH_PGHOST must be local" >&2; exit 2 ;; esac
 [[ "$KS_SEL" =~ ^[1-9](,[1-9])*$ ]] || { echo "BENCH_KS: instance counts 1-9, comma-separated" >&2; exit 2; }
 IFS=, read -r -a KS <<<"$KS_SEL"
@@ -102,7 +103,8 @@ GIT_DIRTY=$(git status --porcelain -- src 2>/dev/null | grep -q . && echo " + un
 log "machine: $(nproc) CPU ($CPU_MODEL), ${MEM_GB} GB RAM; bun $BUN_VERSION; PostgreSQL $PG_VERSION" \
   "(max_connections $PG_MAX_CONN)"
 log "service: working tree at $GIT_REV$GIT_DIRTY; k = ${KS[*]}; pool $POOL per instance"
-(( KMAX * POOL + 10 <= PG_MAX_CONN )) || log "WARNING: $KMAX instances × pool $POOL approach max_connections $PG_MAX_CONN"
+(( KMAX * POOL + 10 <= PG_MAX_CONN )) ||
+  log "WARNING: $KMAX instances × pool $POOL approach max_connections $PG_MAX_CONN"
 
 # ---------------------------------------------------------------------------------------------- measuring
 # utime + stime in clock ticks of the given pids (all threads); a pid gone counts 0.
@@ -130,6 +132,9 @@ pg_ticks_since() { # snapshot-file → ticks used by the backends since (a backe
 cores() { awk -v t="$1" -v s="$2" -v hz="$CLK_TCK" 'BEGIN {printf "%.2f", t / hz / s}'; }
 us_per() { awk -v t="$1" -v n="$2" -v hz="$CLK_TCK" 'BEGIN {printf "%.0f", (n > 0 ? t / hz / n * 1e6 : 0)}'; }
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
+# Busy cores not accounted to the service, its backends or the load generator: PostgreSQL's own processes
+# (WAL writer, checkpointer) and whatever else runs on the machine.
+others_of() { awk -v m="$1" -v a="$2" -v b="$3" -v c="$4" 'BEGIN {o = m - a - b - c; printf "%.2f", (o < 0 ? 0 : o)}'; }
 to_ms() { # wrk latency ("850.00us", "6.20ms", "1.02s", "1.10m") → ms
   awk -v v="$1" 'BEGIN {
     if (v ~ /us$/) { sub(/us$/, "", v); printf "%.2f", v / 1000 }
@@ -209,7 +214,8 @@ post_reservation() { # external_id → reservation id
 }
 
 # ---------------------------------------------------------------------------------------------- 1. API
-API_RESULTS="$WORK/api.tsv"       # round case k rps p99max p99s errors svc_us svc_cores pg_us pg_cores wrk_cores machine load
+# round case k rps p99max p99s errors svc_us svc_cores pg_us pg_cores wrk_cores machine others load
+API_RESULTS="$WORK/api.tsv"
 : >"$API_RESULTS"
 GET_PATH=/api/partners/registrations/BENCH-GET-1
 
@@ -259,7 +265,8 @@ measure_api() { # case k round
     out="$WORK/$case-k$k-r$round-i$i.txt"
     r=$(awk '/^Requests\/sec:/ {print $2}' "$out")
     n=$(awk '/ requests in / {print $1}' "$out")
-    [[ -n "$r" && -n "$n" && "$n" -gt 0 ]] || { cat "$out" >&2; die "could not read wrk's output ($out)"; }
+    [[ -n "$r" && -n "$n" ]] || { cat "$out" >&2; die "could not read wrk's output ($out)"; }
+    (( n > 0 )) || die "$case k=$k: no request of instance $i completed in $DURATION (lengthen BENCH_DURATION)"
     p99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$out")")
     non2xx=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$out"); non2xx=${non2xx:-0}
     sockerr=$(awk '/Socket errors:/ {gsub(/,/, ""); print $4 + $6 + $8 + $10}' "$out"); sockerr=${sockerr:-0}
@@ -275,23 +282,25 @@ measure_api() { # case k round
     rows="; ${rows% *} reservations, as many events"
   fi
   local p99max; p99max=$(printf '%s\n' "${p99s[@]}" | sort -g | tail -1)
-  local svc_us svc_c pg_us pg_c wrk_c machine
+  local svc_us svc_c pg_us pg_c wrk_c machine others
   svc_us=$(us_per $((svc1 - svc0)) "$requests"); svc_c=$(cores $((svc1 - svc0)) "$seconds")
   pg_us=$(us_per "$pg" "$requests"); pg_c=$(cores "$pg" "$seconds")
   wrk_c=$(awk -v w="$wrk_s" -v s="$seconds" 'BEGIN {printf "%.2f", w / s}')
   machine=$(cores $((m1 - m0)) "$seconds")
-  printf '%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$case" "$k" "$rps" "$p99max" \
-    "$(IFS=/; echo "${p99s[*]}")" "$errors" "$svc_us" "$svc_c" "$pg_us" "$pg_c" "$wrk_c" "$machine" "$load" \
+  others=$(others_of "$machine" "$svc_c" "$pg_c" "$wrk_c")
+  printf '%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$case" "$k" "$rps" "$p99max" \
+    "$(IFS=/; echo "${p99s[*]}")" "$errors" "$svc_us" "$svc_c" "$pg_us" "$pg_c" "$wrk_c" "$machine" "$others" "$load" \
     >>"$API_RESULTS"
   log "$case k=$k round $round: $(printf '%.0f' "$rps") req/s, p99 $(IFS=/; echo "${p99s[*]}") ms, errors $errors;" \
     "service ${svc_us} µs/req (${svc_c} cores), PG ${pg_us} µs/req (${pg_c} cores), wrk ${wrk_c} cores;" \
-    "machine ${machine} of $(nproc) cores busy, load $load$rows"
+    "machine ${machine} of $(nproc) cores busy, ${others} by others, load $load$rows"
 }
 
 if [[ $SKIP_API != 1 ]]; then
   for ((i = 2; i <= KMAX; i++)); do start_service "api$i" api; done
   for ((i = 2; i <= KMAX; i++)); do wait_ready "api$i"; done
-  log "API instances: $(for ((i = 1; i <= KMAX; i++)); do printf 'api%s pid %s port %s; ' "$i" "${PID[api$i]}" "${PORT[api$i]}"; done)"
+  log "API instances: $(for ((i = 1; i <= KMAX; i++)); do
+    printf 'api%s pid %s port %s; ' "$i" "${PID[api$i]}" "${PORT[api$i]}"; done)"
   post_reservation BENCH-GET-1 >/dev/null
   for ((i = 1; i <= KMAX; i++)); do
     status=$(curl -sS -o /dev/null -w '%{http_code}' -H "$AUTH" "http://127.0.0.1:${PORT[api$i]}$GET_PATH")
@@ -304,10 +313,14 @@ if [[ $SKIP_API != 1 ]]; then
       for k in $(round_ks "$round"); do measure_api "$case" "$k" "$round"; done
     done
   done
+  # What the last create run left: on-disk bytes (heap, TOAST, indexes) per reservation and per event row.
+  ROW_BYTES=$(sql "SELECT round(pg_total_relation_size('reservations') / greatest(count(*), 1)::numeric) || ' ' ||
+    round(pg_total_relation_size('events') / greatest((SELECT count(*) FROM events), 1)::numeric) FROM reservations")
 fi
 
 # ---------------------------------------------------------------------------------------------- 2. workers
-WORKER_RESULTS="$WORK/workers.tsv"  # round k rate seconds svc_us svc_cores pg_us pg_cores recv_cores machine load
+# round k rate seconds svc_us svc_cores pg_us pg_cores recv_cores machine others load
+WORKER_RESULTS="$WORK/workers.tsv"
 : >"$WORKER_RESULTS"
 if [[ $SKIP_WORKERS != 1 ]]; then
   RPORT=$(free_port)
@@ -329,12 +342,14 @@ if [[ $SKIP_WORKERS != 1 ]]; then
   # N reservations, copies of the template with their own id, external_id and check-in token.
   "${PSQL[@]}" -d "$DB" -v tmpl="$TEMPLATE_ID" -v n="$N" >/dev/null <<'SQL'
 INSERT INTO reservations
-SELECT (jsonb_populate_record(NULL::reservations, to_jsonb(r) || jsonb_build_object(
-  'id', gen_random_uuid(), 'external_id', 'BENCH-SCALE-' || g, 'checkin_token', md5('scale-' || g || random()))
-)).*
-FROM reservations r CROSS JOIN generate_series(1, :n) AS g WHERE r.id = :'tmpl';
+SELECT c.*
+FROM reservations r CROSS JOIN generate_series(1, :n) AS g
+CROSS JOIN LATERAL jsonb_populate_record(NULL::reservations, to_jsonb(r) || jsonb_build_object(
+  'id', gen_random_uuid(), 'external_id', 'BENCH-SCALE-' || g, 'checkin_token', md5('scale-' || g || random()))) AS c
+WHERE r.id = :'tmpl';
 SQL
-  sql "SELECT id FROM reservations WHERE external_id LIKE 'BENCH-SCALE-%' ORDER BY external_id" >"$WORK/reservations.txt"
+  sql "SELECT id FROM reservations WHERE external_id LIKE 'BENCH-SCALE-%' ORDER BY external_id" \
+    >"$WORK/reservations.txt"
   [[ $(wc -l <"$WORK/reservations.txt") == "$N" ]] || die "expected $N bench reservations"
   export DATABASE_URL ACCOUNT_ID RESERVATION_ID="$TEMPLATE_ID" ENVIRONMENT=test TEMPLATE_FILE="$WORK/template.json"
   export RESERVATIONS_FILE="$WORK/reservations.txt"
@@ -343,7 +358,8 @@ SQL
     local k=$1 round=$2 i seeded rows pids=()
     "${PSQL[@]}" -d "$DB" -c "TRUNCATE webhook_deliveries, events" >/dev/null
     seeded=$(N=$N BATCH=$BATCH HOLD_UNTIL=2100-01-01T00:00:00Z "$BUN" bench/scale/seed.ts)
-    [[ $(json_get deliveries <<<"$seeded") == "$N" ]] || die "seeding wrote $(json_get deliveries <<<"$seeded") deliveries"
+    [[ $(json_get deliveries <<<"$seeded") == "$N" ]] ||
+      die "seeding wrote $(json_get deliveries <<<"$seeded") deliveries"
     "${PSQL[@]}" -d "$DB" -c "VACUUM ANALYZE webhook_deliveries" -c "VACUUM ANALYZE events" -c "CHECKPOINT" >/dev/null
     for ((i = 1; i <= k; i++)); do start_service "worker$i" worker; done
     for ((i = 1; i <= k; i++)); do wait_ready "worker$i"; pids+=("${PID[worker$i]}"); done
@@ -371,7 +387,8 @@ SQL
     [[ $(json_get complete <"$WORK/w-k$k-r$round.json") == true ]] ||
       die "workers k=$k: only $(json_get distinct <"$WORK/w-k$k-r$round.json") of $N deliveries in ${TIMEOUT} s"
     for _ in $(seq 1 100); do
-      rows=$(sql "SELECT count(*) FILTER (WHERE status = 'delivered' AND attempts = 1) || ' ' || count(*) FROM webhook_deliveries")
+      rows=$(sql "SELECT count(*) FILTER (WHERE status = 'delivered' AND attempts = 1) || ' ' || count(*)
+        FROM webhook_deliveries")
       [[ $rows == "$N $N" ]] && break
       sleep 0.1
     done
@@ -379,6 +396,9 @@ SQL
     sleep 0.5
     curl -fsS "$RECEIVER/__stats" >"$WORK/w-k$k-r$round.json"   # late duplicates would show here
     local distinct requests secs rate
+    # On-disk bytes per delivery row (after its two updates, before any vacuum) and per ~1 KB event row.
+    DLV_BYTES=$(sql "SELECT round(pg_total_relation_size('webhook_deliveries') / $N.0) || ' ' ||
+      round(pg_total_relation_size('events') / $N.0)")
     distinct=$(json_get distinct <"$WORK/w-k$k-r$round.json"); requests=$(json_get requests <"$WORK/w-k$k-r$round.json")
     [[ $distinct == "$N" && $requests == "$N" ]] ||
       die "workers k=$k: the receiver saw $requests requests for $distinct distinct events, expected $N and $N"
@@ -386,16 +406,17 @@ SQL
     rate=$(awk -v n="$N" -v s="$secs" 'BEGIN {printf "%.0f", (n - 1) / s}')
     for ((i = 1; i <= k; i++)); do stop "worker$i"; done
     # CPU over release → completion (a few ms longer than first → last arrival): cores over that window.
-    local window svc_us svc_c pg_us pg_c rc_c machine
+    local window svc_us svc_c pg_us pg_c rc_c machine others
     window=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print (b - a) / 1000}')
     svc_us=$(us_per $((svc1 - svc0)) "$N"); svc_c=$(cores $((svc1 - svc0)) "$window")
     pg_us=$(us_per "$pg" "$N"); pg_c=$(cores "$pg" "$window")
     rc_c=$(cores $((rc1 - rc0)) "$window"); machine=$(cores $((m1 - m0)) "$window")
-    printf '%s\t%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$k" "$rate" "$secs" "$svc_us" "$svc_c" \
-      "$pg_us" "$pg_c" "$rc_c" "$machine" "$load" >>"$WORKER_RESULTS"
+    others=$(others_of "$machine" "$svc_c" "$pg_c" "$rc_c")
+    printf '%s\t%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$k" "$rate" "$secs" "$svc_us" "$svc_c" \
+      "$pg_us" "$pg_c" "$rc_c" "$machine" "$others" "$load" >>"$WORKER_RESULTS"
     log "workers k=$k round $round: $rate deliveries/s ($N in ${secs} s, each once); service ${svc_us} µs/dlv" \
       "(${svc_c} cores), PG ${pg_us} µs/dlv (${pg_c} cores), receiver ${rc_c} cores; machine ${machine} of" \
-      "$(nproc) cores busy, load $load"
+      "$(nproc) cores busy, ${others} by others, load $load"
   }
 
   log "workers: $N held deliveries per run, released at once when the k workers are ready; $ROUNDS round(s)"
@@ -405,12 +426,21 @@ SQL
 fi
 
 # ---------------------------------------------------------------------------------------------- report
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+median() {
+  sort -g | awk '{v[NR] = $1}
+    END {if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]
+         else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
 # Median of column c over the rows of `file` whose columns match (awk conditions on $2, $3…).
 med() { awk -F'\t' "$2 {print \$$3}" "$1" | median; }
+amed() { med "$API_RESULTS" "\$2 == \"$1\" && \$3 == $2" "$3"; }  # case k column
+wmed() { med "$WORKER_RESULTS" "\$2 == $1" "$2"; }                 # k column
 NPROC=$(nproc)
 # "×1.00 / ×a / ×b" for the medians in `values` (one per k, in KS order).
-ratios_line() { awk -v v="$1" 'BEGIN {n = split(v, a, " "); for (i = 1; i <= n; i++) printf "%s×%.2f", (i > 1 ? " / " : ""), a[i] / a[1]}'; }
+ratios_line() {
+  awk -v v="$1" 'BEGIN {n = split(v, a, " ")
+    for (i = 1; i <= n; i++) printf "%s×%.2f", (i > 1 ? " / " : ""), a[i] / a[1]}'
+}
 # The first k (after the first) that gives less than GROWTH × the previous k, or "-" if it still grows.
 stop_k() { # "values"
   awk -v v="$1" -v ks="${KS[*]}" -v g="$GROWTH" 'BEGIN {n = split(v, a, " "); split(ks, k, " ")
@@ -420,7 +450,8 @@ stop_k() { # "values"
 echo
 echo "scale: k instances of the service against one PostgreSQL (working tree ${GIT_REV}${GIT_DIRTY})"
 echo "machine: $NPROC CPU ($CPU_MODEL), ${MEM_GB} GB; bun $BUN_VERSION; PostgreSQL $PG_VERSION; pool $POOL per instance"
-echo "the service processes, PostgreSQL and the load generator share the $NPROC CPUs; load = 1-min load average at the start of each run"
+echo "the service processes, PostgreSQL and the load generator share the $NPROC CPUs;" \
+  "load = 1-min load average at the start of each run"
 SCALE=()
 WHY=()
 declare -A CURVE=()
@@ -428,56 +459,65 @@ if [[ $SKIP_API != 1 ]]; then
   for case in get create; do
     echo
     echo "== api $case: wrk ${WARMUP} warm-up then ${DURATION}, $CONNECTIONS connections split across the k instances"
-    ROW='| %-5s | %2s | %7s | %-20s | %6s | %9s | %9s | %8s | %8s | %9s | %9s | %5s |\n'
-    printf "$ROW" round k 'req/s' 'p99 ms per instance' errors 'svc µs/rq' 'svc cores' 'PG µs/rq' 'PG cores' 'wrk cores' 'machine' load
-    printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' ------- ---- --------- ---------------------- -------- ----------- \
-      ----------- ---------- ---------- ----------- ----------- -------
-    awk -F'\t' -v c="$case" '$2 == c' "$API_RESULTS" | while IFS=$'\t' read -r round _ k rps _ p99s err us sc pgus pgc wc m l; do
-      printf "$ROW" "$round" "$k" "$rps" "$p99s" "$err" "$us" "$sc" "$pgus" "$pgc" "$wc" "$m" "$l"
+    ROW='| %-6s | %2s | %7s | %-23s | %6s | %9s | %9s | %8s | %8s | %9s | %7s | %6s | %5s |\n'
+    printf "$ROW" round k 'req/s' 'p99 ms per instance' errors 'svc µs/rq' 'svc cores' 'PG µs/rq' 'PG cores' \
+      'wrk cores' machine others load
+    printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------- ---- --------- ------------------------- -------- \
+      ----------- ----------- ---------- ---------- ----------- --------- -------- -------
+    awk -F'\t' -v c="$case" '$2 == c' "$API_RESULTS" |
+    while IFS=$'\t' read -r round _ k rps _ p99s err us sc pgus pgc wc m o l; do
+      printf "$ROW" "$round" "$k" "$rps" "$p99s" "$err" "$us" "$sc" "$pgus" "$pgc" "$wc" "$m" "$o" "$l"
     done
     vals=""
     for k in "${KS[@]}"; do
-      v=$(med "$API_RESULTS" "\$2 == \"$case\" && \$3 == $k" 4); vals+="$v "
-      printf "$ROW" median "$k" "$v" "max $(med "$API_RESULTS" "\$2 == \"$case\" && \$3 == $k" 5)" "" \
-        "$(med "$API_RESULTS" "\$2 == \"$case\" && \$3 == $k" 8)" "$(med "$API_RESULTS" "\$2 == \"$case\" && \$3 == $k" 9)" \
-        "$(med "$API_RESULTS" "\$2 == \"$case\" && \$3 == $k" 10)" "$(med "$API_RESULTS" "\$2 == \"$case\" && \$3 == $k" 11)" \
-        "$(med "$API_RESULTS" "\$2 == \"$case\" && \$3 == $k" 12)" "$(med "$API_RESULTS" "\$2 == \"$case\" && \$3 == $k" 13)" ""
+      v=$(amed "$case" "$k" 4); vals+="$v "
+      printf "$ROW" median "$k" "$v" "max $(amed "$case" "$k" 5)" "" "$(amed "$case" "$k" 8)" "$(amed "$case" "$k" 9)" \
+        "$(amed "$case" "$k" 10)" "$(amed "$case" "$k" 11)" "$(amed "$case" "$k" 12)" "$(amed "$case" "$k" 13)" \
+        "$(amed "$case" "$k" 14)" ""
     done
     CURVE[api-$case]=$vals
     echo "req/s: sum over the instances; svc: all k service processes; PG: the backends of the bench database;"
-    echo "machine: busy cores of $NPROC (the rest: PostgreSQL's own processes, other helpers' work)."
+    echo "machine: busy cores of $NPROC; others: machine minus service, PG backends and wrk (PostgreSQL's own"
+    echo "processes, anything else running)."
+    [[ $case == create ]] &&
+      echo "on disk (heap, TOAST, indexes): $(
+        awk '{printf "%s bytes per reservation row, %s per event row", $1, $2}' <<<"$ROW_BYTES")"
   done
 fi
 if [[ $SKIP_WORKERS != 1 ]]; then
   echo
   echo "== workers: $N stored deliveries per run (one reservation each), first to last arrival at the receiver"
-  ROW='| %-5s | %2s | %12s | %7s | %10s | %9s | %9s | %8s | %10s | %9s | %5s |\n'
-  printf "$ROW" round k 'deliveries/s' seconds 'svc µs/dlv' 'svc cores' 'PG µs/dlv' 'PG cores' 'recv cores' machine load
-  printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' ------- ---- -------------- --------- ------------ ----------- \
-    ----------- ---------- ------------ ----------- -------
-  while IFS=$'\t' read -r round k rate secs us sc pgus pgc rc m l; do
-    printf "$ROW" "$round" "$k" "$rate" "$secs" "$us" "$sc" "$pgus" "$pgc" "$rc" "$m" "$l"
+  ROW='| %-6s | %2s | %12s | %7s | %10s | %9s | %9s | %8s | %10s | %7s | %6s | %5s |\n'
+  printf "$ROW" round k 'deliveries/s' seconds 'svc µs/dlv' 'svc cores' 'PG µs/dlv' 'PG cores' 'recv cores' machine \
+    others load
+  printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------- ---- -------------- --------- ------------ ----------- \
+    ----------- ---------- ------------ --------- -------- -------
+  while IFS=$'\t' read -r round k rate secs us sc pgus pgc rc m o l; do
+    printf "$ROW" "$round" "$k" "$rate" "$secs" "$us" "$sc" "$pgus" "$pgc" "$rc" "$m" "$o" "$l"
   done <"$WORKER_RESULTS"
   vals=""
   for k in "${KS[@]}"; do
-    v=$(med "$WORKER_RESULTS" "\$2 == $k" 3); vals+="$v "
-    printf "$ROW" median "$k" "$v" "$(med "$WORKER_RESULTS" "\$2 == $k" 4)" "$(med "$WORKER_RESULTS" "\$2 == $k" 5)" \
-      "$(med "$WORKER_RESULTS" "\$2 == $k" 6)" "$(med "$WORKER_RESULTS" "\$2 == $k" 7)" \
-      "$(med "$WORKER_RESULTS" "\$2 == $k" 8)" "$(med "$WORKER_RESULTS" "\$2 == $k" 9)" \
-      "$(med "$WORKER_RESULTS" "\$2 == $k" 10)" ""
+    v=$(wmed "$k" 3); vals+="$v "
+    printf "$ROW" median "$k" "$v" "$(wmed "$k" 4)" "$(wmed "$k" 5)" "$(wmed "$k" 6)" "$(wmed "$k" 7)" \
+      "$(wmed "$k" 8)" "$(wmed "$k" 9)" "$(wmed "$k" 10)" "$(wmed "$k" 11)" ""
   done
   CURVE[workers]=$vals
+  echo "svc: all k workers; PG: the backends of the bench database; recv: the receiver; others: machine minus those."
   echo "every run: $N requests, $N distinct event ids at the receiver, $N rows delivered after 1 attempt."
+  echo "on disk (heap, TOAST, indexes): $(
+    awk '{printf "%s bytes per delivery row, %s per event row", $1, $2}' <<<"$DLV_BYTES")"
 fi
 
 # Why a curve stops: the machine's CPUs (busy ≥ 90 % of them at that k, split service / PG / load generator), or
 # something else when they are not.
-why() { # label file cond-prefix k  (cond-prefix selects the rows of the part; $3 / $2 is k)
-  local label=$1 file=$2 cond=$3 k=$4 kcol=$5 svc pg gen machine
+why() { # label file cond-prefix k k-column, then the columns of service, PG, generator, machine and others cores
+  local label=$1 file=$2 cond=$3 k=$4 kcol=$5 svc pg gen machine others
   svc=$(med "$file" "$cond \$$kcol == $k" "$6"); pg=$(med "$file" "$cond \$$kcol == $k" "$7")
   gen=$(med "$file" "$cond \$$kcol == $k" "$8"); machine=$(med "$file" "$cond \$$kcol == $k" "$9")
+  others=$(med "$file" "$cond \$$kcol == $k" "${10}")
   if awk -v m="$machine" -v n="$NPROC" 'BEGIN {exit !(m >= 0.9 * n)}'; then
-    echo "$label at k=$k because the $NPROC CPUs are busy ($machine cores: service $svc, PostgreSQL $pg, load generator $gen)"
+    echo "$label at k=$k because the $NPROC CPUs are busy ($machine cores: service $svc, PostgreSQL $pg," \
+      "load generator $gen, others $others)"
   else
     echo "$label at k=$k, not because of the CPUs ($machine of $NPROC cores busy: service $svc, PostgreSQL $pg)"
   fi
@@ -489,19 +529,20 @@ if [[ $SKIP_API != 1 ]]; then
   for case in get create; do
     s=$(stop_k "${CURVE[api-$case]}")
     if [[ $s == - ]]; then WHY+=("api $case still grows at k=$KMAX")
-    else WHY+=("$(why "api $case stops growing" "$API_RESULTS" "\$2 == \"$case\" &&" "$s" 3 9 11 12 13)"); fi
+    else WHY+=("$(why "api $case stops growing" "$API_RESULTS" "\$2 == \"$case\" &&" "$s" 3 9 11 12 13 14)"); fi
   done
 fi
 if [[ $SKIP_WORKERS != 1 ]]; then
   LINE+=" workers $(ratios_line "${CURVE[workers]}");"
   s=$(stop_k "${CURVE[workers]}")
   if [[ $s == - ]]; then WHY+=("workers still grow at k=$KMAX")
-  else WHY+=("$(why "workers stop growing" "$WORKER_RESULTS" "" "$s" 2 6 8 9 10)"); fi
+  else WHY+=("$(why "workers stop growing" "$WORKER_RESULTS" "" "$s" 2 6 8 9 10 11)"); fi
 fi
 LINE+=" $(IFS=';'; echo "${WHY[*]}" | sed 's/;/; /g')"
 echo "$LINE"
 echo "(growing = at least ×$GROWTH the previous k; load averages at the start of the runs: $(
-  cut -f14 "$API_RESULTS" 2>/dev/null | tr '\n' ' ')$(cut -f11 "$WORKER_RESULTS" 2>/dev/null | tr '\n' ' '))"
-[[ $SKIP_API == 1 ]] || echo "check api: no non-2xx, no socket error, as many events as reservations after every create run: met"
+  cut -f15 "$API_RESULTS" 2>/dev/null | tr '\n' ' ')$(cut -f12 "$WORKER_RESULTS" 2>/dev/null | tr '\n' ' '))"
+[[ $SKIP_API == 1 ]] ||
+  echo "check api: no non-2xx, no socket error, as many events as reservations after every create run: met"
 [[ $SKIP_WORKERS == 1 ]] || echo "check workers: every event delivered exactly once at every k: met"
 echo "VERDICT: PASS (informational: no throughput target; the checks above held in every run)"
