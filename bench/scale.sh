@@ -26,9 +26,10 @@
 # every process started here is stopped on exit. Defaults take ~3.5 min.
 #
 # Knobs (environment): BENCH_KS (1,2,3: instance counts, ascending), BENCH_ROUNDS (1; every other round runs
-#   the k in reverse order), BENCH_DURATION (8s), BENCH_WARMUP (2s), BENCH_CONNECTIONS (50, split across the
-#   instances), BENCH_POOL (10: DB_POOL_SIZE of every instance), BENCH_N (10000 deliveries per worker run),
-#   BENCH_BATCH (500), BENCH_SKIP_API=1, BENCH_SKIP_WORKERS=1, BENCH_DB (bench_scale), BENCH_PGHOST /
+#   the k in reverse order), BENCH_DURATION (8s), BENCH_WARMUP (2s), BENCH_PRIME (5s: every API instance, all at
+#   once, before a case's first run), BENCH_CONNECTIONS (50, split across the instances), BENCH_POOL (10:
+#   DB_POOL_SIZE of every instance), BENCH_N (10000 deliveries per worker run), BENCH_BATCH (500),
+#   BENCH_SKIP_API=1, BENCH_SKIP_WORKERS=1, BENCH_DB (bench_scale), BENCH_PGHOST /
 #   BENCH_PGPORT / BENCH_PGUSER (127.0.0.1 / 5432 / postgres), BENCH_QUIET_WAIT (5: seconds to wait, per run,
 #   for other processes to leave the CPUs), BENCH_TIMEOUT (180: longest worker run, seconds), BENCH_KEEP=1
 #   (keep the work directory: wrk outputs, logs).
@@ -42,6 +43,7 @@ KS_SEL=${BENCH_KS:-1,2,3}
 ROUNDS=${BENCH_ROUNDS:-1}
 DURATION=${BENCH_DURATION:-8s}
 WARMUP=${BENCH_WARMUP:-2s}
+PRIME=${BENCH_PRIME:-5s}
 CONNECTIONS=${BENCH_CONNECTIONS:-50}
 POOL=${BENCH_POOL:-10}
 N=${BENCH_N:-10000}
@@ -65,7 +67,8 @@ for ((i = 1; i < ${#KS[@]}; i++)); do
   (( KS[i] > KS[i - 1] )) || { echo "BENCH_KS must be ascending" >&2; exit 2; }
 done
 KMAX=${KS[-1]}
-[[ "$DURATION" =~ ^[0-9]+s$ && "$WARMUP" =~ ^[0-9]+s$ ]] || { echo "durations are whole seconds, e.g. 8s" >&2; exit 2; }
+[[ "$DURATION" =~ ^[0-9]+s$ && "$WARMUP" =~ ^[0-9]+s$ && "$PRIME" =~ ^[0-9]+s$ ]] ||
+  { echo "durations are whole seconds, e.g. 8s" >&2; exit 2; }
 for v in ROUNDS CONNECTIONS POOL N BATCH QUIET_WAIT TIMEOUT; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "BENCH_$v must be a whole number" >&2; exit 2; }
 done
@@ -296,6 +299,20 @@ measure_api() { # case k round
     "machine ${machine} of $(nproc) cores busy, ${others} by others, load $load$rows"
 }
 
+# Before a case's first run every instance gets PRIME of that case (all at once, not measured), so that k=2 and
+# k=3 do not measure the JIT warm-up of instances the smaller k left idle.
+prime_api() { # case
+  local case=$1 i url=$GET_PATH script=() args=() pids=() p
+  [[ $case == create ]] && { url=/api/partners/reservations; script=(-s "$ROOT/bench/create.lua"); }
+  for ((i = 1; i <= KMAX; i++)); do
+    [[ $case == create ]] && args=(-- "prime-i$i" "$ROOT/bench/create-body.json")
+    wrk -t1 -c"$(conns_of "$i" "$KMAX")" -d"$PRIME" -H "$AUTH" "${script[@]}" "http://127.0.0.1:${PORT[api$i]}$url" \
+      "${args[@]}" >"$WORK/$case-prime-i$i.txt" 2>&1 &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p" || die "$case: wrk (prime) failed"; done
+}
+
 if [[ $SKIP_API != 1 ]]; then
   for ((i = 2; i <= KMAX; i++)); do start_service "api$i" api; done
   for ((i = 2; i <= KMAX; i++)); do wait_ready "api$i"; done
@@ -306,9 +323,10 @@ if [[ $SKIP_API != 1 ]]; then
     status=$(curl -sS -o /dev/null -w '%{http_code}' -H "$AUTH" "http://127.0.0.1:${PORT[api$i]}$GET_PATH")
     [[ $status == 200 ]] || die "api$i answered $status to the get case"
   done
-  log "API: cases get and create; per k a ${WARMUP} warm-up, then ${DURATION}, $CONNECTIONS connections split" \
-    "across the k instances (one wrk -t1 each); $ROUNDS round(s)"
+  log "API: cases get and create, each primed ${PRIME} on every instance; per k a ${WARMUP} warm-up, then" \
+    "${DURATION}, $CONNECTIONS connections split across the k instances (one wrk -t1 each); $ROUNDS round(s)"
   for case in get create; do
+    prime_api "$case"
     for round in $(seq 1 "$ROUNDS"); do
       for k in $(round_ks "$round"); do measure_api "$case" "$k" "$round"; done
     done
