@@ -23,7 +23,8 @@
 #
 # Everything stays on this machine: PostgreSQL on 127.0.0.1, every process bound to 127.0.0.1, wrk against
 # 127.0.0.1 only. The database BENCH_DB is dropped and recreated, and dropped again on exit (also on failure);
-# every process started here is stopped on exit. Defaults take ~3.5 min.
+# every process started here is stopped on exit. Defaults take ~4–5 min on a loaded 2-vCPU machine, less on a
+# quiet one.
 #
 # Knobs (environment): BENCH_KS (1,2,3: instance counts, ascending), BENCH_ROUNDS (1; every other round runs
 #   the k in reverse order), BENCH_DURATION (8s), BENCH_WARMUP (2s), BENCH_PRIME (5s: every API instance, all at
@@ -155,7 +156,8 @@ ADMIN_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 # Required with DATABASE_URL (design §9): encrypts the stored TRA tokens and webhook secrets; one for all.
 SECRETS_KEY=$(head -c 32 /dev/urandom | base64)
 declare -A PORT=()
-# bench/run.sh's start_server environment; the workers also get WEBHOOK_ALLOW_PRIVATE_URLS for the receiver.
+# bench/run.sh's start_server environment, plus WEBHOOK_ALLOW_PRIVATE_URLS for every instance: the endpoint (made
+# through api1) and the deliveries go to the receiver on 127.0.0.1. It only widens the URL checks.
 start_service() { # name role → PID[name], PORT[name]; does not wait
   local name=$1 role=$2
   PORT[$name]=$(free_port)
