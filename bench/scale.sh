@@ -30,7 +30,9 @@
 #   the k in reverse order), BENCH_DURATION (8s), BENCH_WARMUP (2s), BENCH_PRIME (5s: every API instance, all at
 #   once, before a case's first run), BENCH_CONNECTIONS (50, split across the instances), BENCH_POOL (10:
 #   DB_POOL_SIZE of every instance), BENCH_N (10000 deliveries per worker run), BENCH_BATCH (500),
-#   BENCH_SKIP_API=1, BENCH_SKIP_WORKERS=1, BENCH_DB (bench_scale), BENCH_PGHOST /
+#   BENCH_SKIP_API=1, BENCH_SKIP_WORKERS=1, BENCH_ENTRY (src: `bun src/main.ts`; dist: the production bundle
+#   `npm start` runs, built first by scripts/build.ts), BENCH_JSC_RAM (268435456: BUN_JSC_forceRAMSize of the
+#   services, as `npm start` and bench/run.sh set it; "" for Bun's default), BENCH_DB (bench_scale), BENCH_PGHOST /
 #   BENCH_PGPORT / BENCH_PGUSER (127.0.0.1 / 5432 / postgres), BENCH_QUIET_WAIT (5: seconds to wait, per run,
 #   for other processes to leave the CPUs), BENCH_TIMEOUT (180: longest worker run, seconds), BENCH_KEEP=1
 #   (keep the work directory: wrk outputs, logs).
@@ -57,6 +59,8 @@ QUIET_WAIT=${BENCH_QUIET_WAIT:-5}
 TIMEOUT=${BENCH_TIMEOUT:-180}
 SKIP_API=${BENCH_SKIP_API:-0}
 SKIP_WORKERS=${BENCH_SKIP_WORKERS:-0}
+ENTRY=${BENCH_ENTRY:-src}
+JSC_RAM=${BENCH_JSC_RAM-268435456}
 GROWTH=1.10  # "still growing": k instances give at least 10 % more than k − 1
 
 [[ "$DB" =~ ^bench_[a-z0-9_]*$ ]] ||
@@ -74,6 +78,10 @@ for v in ROUNDS CONNECTIONS POOL N BATCH QUIET_WAIT TIMEOUT; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "BENCH_$v must be a whole number" >&2; exit 2; }
 done
 (( CONNECTIONS >= KMAX )) || { echo "BENCH_CONNECTIONS must be at least the largest k" >&2; exit 2; }
+case "$ENTRY" in src) ENTRY_FILE=src/main.ts ;; dist) ENTRY_FILE=dist/main.js ;;
+  *) echo "BENCH_ENTRY is src or dist" >&2; exit 2 ;; esac
+[[ -z "$JSC_RAM" || "$JSC_RAM" =~ ^[0-9]+$ ]] ||
+  { echo "BENCH_JSC_RAM must be a number of bytes or empty" >&2; exit 2; }
 
 PUBLIC_BASE_URL=https://checkin.bench.invalid
 DATABASE_URL="postgres://${PGUSER_}@${PGHOST_}:${PGPORT_}/${DB}"
@@ -106,7 +114,11 @@ GIT_REV=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 GIT_DIRTY=$(git status --porcelain -- src 2>/dev/null | grep -q . && echo " + uncommitted changes in src" || true)
 log "machine: $(nproc) CPU ($CPU_MODEL), ${MEM_GB} GB RAM; bun $BUN_VERSION; PostgreSQL $PG_VERSION" \
   "(max_connections $PG_MAX_CONN)"
-log "service: working tree at $GIT_REV$GIT_DIRTY; k = ${KS[*]}; pool $POOL per instance"
+log "service: working tree at $GIT_REV$GIT_DIRTY, run as $ENTRY_FILE, BUN_JSC_forceRAMSize=${JSC_RAM:-unset};" \
+  "k = ${KS[*]}; pool $POOL per instance"
+if [[ $ENTRY == dist ]]; then
+  "$BUN" scripts/build.ts >&2 || die "building the bundle failed"
+fi
 (( KMAX * POOL + 10 <= PG_MAX_CONN )) ||
   log "WARNING: $KMAX instances × pool $POOL approach max_connections $PG_MAX_CONN"
 
@@ -165,7 +177,8 @@ start_service() { # name role → PID[name], PORT[name]; does not wait
   env DATABASE_URL="$DATABASE_URL" ROLE="$role" LOG_LEVEL=Warning LOG_FORMAT=json ADMIN_TOKEN="$ADMIN_TOKEN" \
     SECRETS_KEY="$SECRETS_KEY" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" DB_POOL_SIZE="$POOL" PORT="${PORT[$name]}" \
     HOST=127.0.0.1 DATA_DIR="$WORK/$name.data" REDIS_URL= METRICS_PORT= OTEL_EXPORTER_OTLP_ENDPOINT= \
-    WEBHOOK_ALLOW_PRIVATE_URLS=true "$BUN" src/main.ts >>"$WORK/$name.log" 2>&1 &
+    WEBHOOK_ALLOW_PRIVATE_URLS=true ${JSC_RAM:+BUN_JSC_forceRAMSize=$JSC_RAM} "$BUN" "$ENTRY_FILE" \
+    >>"$WORK/$name.log" 2>&1 &
   PID[$name]=$!
 }
 wait_ready() { # name
@@ -469,7 +482,8 @@ stop_k() { # "values"
 
 echo
 echo "scale: k instances of the service against one PostgreSQL (working tree ${GIT_REV}${GIT_DIRTY})"
-echo "machine: $NPROC CPU ($CPU_MODEL), ${MEM_GB} GB; bun $BUN_VERSION; PostgreSQL $PG_VERSION; pool $POOL per instance"
+echo "machine: $NPROC CPU ($CPU_MODEL), ${MEM_GB} GB; bun $BUN_VERSION; PostgreSQL $PG_VERSION;" \
+  "pool $POOL per instance; $ENTRY_FILE, BUN_JSC_forceRAMSize=${JSC_RAM:-unset}"
 echo "the service processes, PostgreSQL and the load generator share the $NPROC CPUs;" \
   "load = 1-min load average at the start of each run"
 SCALE=()
