@@ -30,8 +30,8 @@
 #   the k in reverse order), BENCH_DURATION (8s), BENCH_WARMUP (2s), BENCH_PRIME (5s: every API instance, all at
 #   once, before a case's first run), BENCH_CONNECTIONS (50, split across the instances), BENCH_POOL (10:
 #   DB_POOL_SIZE of every instance), BENCH_N (10000 deliveries per worker run), BENCH_BATCH (500),
-#   BENCH_SKIP_API=1, BENCH_SKIP_WORKERS=1, BENCH_ENTRY (src: `bun src/main.ts`; dist: the production bundle
-#   `npm start` runs, built first by scripts/build.ts), BENCH_JSC_RAM (268435456: BUN_JSC_forceRAMSize of the
+#   BENCH_SKIP_API=1, BENCH_SKIP_WORKERS=1, BENCH_ENTRY (dist: the production bundle `npm start` runs, built
+#   first by scripts/build.ts; src: `bun src/main.ts`), BENCH_JSC_RAM (268435456: BUN_JSC_forceRAMSize of the
 #   services, as `npm start` and bench/run.sh set it; "" for Bun's default), BENCH_DB (bench_scale), BENCH_PGHOST /
 #   BENCH_PGPORT / BENCH_PGUSER (127.0.0.1 / 5432 / postgres), BENCH_QUIET_WAIT (5: seconds to wait, per run,
 #   for other processes to leave the CPUs), BENCH_TIMEOUT (180: longest worker run, seconds), BENCH_KEEP=1
@@ -59,7 +59,7 @@ QUIET_WAIT=${BENCH_QUIET_WAIT:-5}
 TIMEOUT=${BENCH_TIMEOUT:-180}
 SKIP_API=${BENCH_SKIP_API:-0}
 SKIP_WORKERS=${BENCH_SKIP_WORKERS:-0}
-ENTRY=${BENCH_ENTRY:-src}
+ENTRY=${BENCH_ENTRY:-dist}
 JSC_RAM=${BENCH_JSC_RAM-268435456}
 GROWTH=1.10  # "still growing": k instances give at least 10 % more than k − 1
 
