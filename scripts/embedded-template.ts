@@ -9,7 +9,8 @@ import { templatePath } from "../src/db/EmbeddedTemplate.ts"
 const started = performance.now()
 try {
   await ensureEmbeddedTemplate()
-  console.log(`embedded database template ready in ${Math.round(performance.now() - started)} ms: ${await templatePath()}`)
+  const ms = Math.round(performance.now() - started)
+  console.log(`embedded database template ready in ${ms} ms: ${await templatePath()}`)
 } catch (error) {
   console.warn(`embedded database template not made (the first embedded start will make it): ${String(error)}`)
 }

@@ -1,3 +1,5 @@
+// First: without DATABASE_URL, PGlite's WebAssembly compiles while the other modules load (EmbeddedWarmup.ts).
+import "./db/EmbeddedWarmup.ts"
 import { BunRuntime } from "@effect/platform-bun"
 import { Cause, ConfigError, Console, Effect, Layer, Option } from "effect"
 import { App } from "./App.ts"

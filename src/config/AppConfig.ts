@@ -126,11 +126,13 @@ const logLevel = Config.string("LOG_LEVEL").pipe(
   Config.mapOrFail((value) => {
     const set = Option.filter(Option.map(value, (v) => v.trim().toLowerCase()), (v) => v !== "")
     if (Option.isNone(set)) return Either.right(LogLevel.Info)
-    const level = LogLevel.allLevels.find((l) => l._tag.toLowerCase() === set.value || l.label.toLowerCase() === set.value)
+    const level = LogLevel.allLevels.find((l) =>
+      l._tag.toLowerCase() === set.value || l.label.toLowerCase() === set.value
+    )
+    if (level !== undefined) return Either.right(level)
     const names = LogLevel.allLevels.map((l) => l._tag).join(", ")
-    return level !== undefined
-      ? Either.right(level)
-      : Either.left(ConfigError.InvalidData(["LOG_LEVEL"], `expected one of ${names}, got ${JSON.stringify(Option.getOrElse(value, () => ""))}`))
+    const given = JSON.stringify(Option.getOrElse(value, () => ""))
+    return Either.left(ConfigError.InvalidData(["LOG_LEVEL"], `expected one of ${names}, got ${given}`))
   })
 )
 

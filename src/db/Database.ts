@@ -8,6 +8,7 @@ import Pg from "pg"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as DataDirLock from "./DataDirLock.ts"
 import * as EmbeddedTemplate from "./EmbeddedTemplate.ts"
+import * as EmbeddedWarmup from "./EmbeddedWarmup.ts"
 import { runMigrations } from "./migrations.ts"
 
 /** Which database the process talks to; readiness and the polling-vs-LISTEN choice depend on it. */
@@ -113,9 +114,11 @@ const embeddedPool = (dir: string) =>
     const { PGlite } = yield* Effect.promise(() => import("@electric-sql/pglite"))
     const { PGLiteSocketServer } = yield* Effect.promise(() => import("@electric-sql/pglite-socket"))
     const startParams = yield* Effect.promise(() => EmbeddedTemplate.startParams())
+    const pgliteWasmModule = yield* Effect.promise(() => EmbeddedWarmup.pgliteModule())
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => PGlite.create(dir, { startParams }),
+        try: () =>
+          PGlite.create(dir, { startParams, ...(pgliteWasmModule === undefined ? {} : { pgliteWasmModule }) }),
         catch: (cause) => new DatabaseUnavailable(`cannot open the embedded database in ${dir}: ${String(cause)}`)
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
