@@ -18,8 +18,21 @@ import * as Listen from "../db/Listen.ts"
 import { Deliveries } from "./Deliveries.ts"
 import { DELIVERY_TIMEOUT } from "./RetryPolicy.ts"
 
-/** Deliveries in flight per instance. */
-export const DELIVERY_CONCURRENCY = 32
+/**
+ * Requests in flight to one endpoint from one instance (as many as there were to any endpoint before the bound
+ * was per endpoint: what a receiver sees is unchanged). One slow receiver holds at most these slots.
+ */
+export const ENDPOINT_CONCURRENCY = 32
+
+/** Attempts per instance, in flight or being recorded, to all endpoints together. */
+export const DELIVERY_CONCURRENCY = 256
+
+/**
+ * While an endpoint has all its slots busy, the loop relies on finished attempts to wake it; this bounds how late
+ * a retry of another endpoint, due meanwhile, can be seen (the `nextDueAt` aggregate is not asked then: over a
+ * long backlog it is the costliest statement; docs/performance.md).
+ */
+const AT_ENDPOINT_CAP = Duration.seconds(1)
 
 /**
  * How long an idle loop sleeps at most before looking again. On PostgreSQL, `NOTIFY` wakes it as soon as a
@@ -32,15 +45,22 @@ const BACKSTOP = { postgres: Duration.seconds(30), embedded: Duration.seconds(1)
 const RETRY_AFTER_FAILURE = Duration.seconds(1)
 
 /**
- * The delivery loop (ROLE=worker|all; design §1, §7): claims due deliveries up to the free capacity, attempts
- * each in its own fiber, and sleeps until woken — by `NOTIFY webhook_deliveries` (a new or redelivered row),
- * by a finished attempt when it was at capacity, or by the time the next retry falls due.
+ * The delivery loop (ROLE=worker|all; design §1, §7): claims due deliveries up to the free capacity (at most
+ * `ENDPOINT_CONCURRENCY` in flight per endpoint), attempts each in its own fiber, and sleeps until woken — by
+ * `NOTIFY webhook_deliveries` (a new or redelivered row), by a finished request or attempt, or by the time the
+ * next retry falls due. The outcomes are recorded in batches by `Deliveries`' recorder.
  */
 export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   const deliveries = yield* Deliveries
   const database = yield* Database
   const wake = yield* Queue.sliding<void>(1)
   const inFlight = yield* Ref.make(0)
+  /** Requests in flight per endpoint (from the claim until the receiver answered). */
+  const busy = new Map<string, number>()
+  const endpointFull = () => {
+    for (const n of busy.values()) if (n >= ENDPOINT_CONCURRENCY) return true
+    return false
+  }
   /** Rounds failed in a row. */
   const failures = yield* Ref.make(0)
   const backstop = BACKSTOP[database.mode === "embedded" ? "embedded" : "postgres"]
@@ -83,16 +103,29 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   const round = Effect.gen(function*() {
     const free = DELIVERY_CONCURRENCY - (yield* Ref.get(inFlight))
     if (free <= 0) return false
-    const jobs = yield* deliveries.claim(free)
+    const jobs = yield* deliveries.claim(free, { perEndpoint: ENDPOINT_CONCURRENCY, busy })
     yield* Ref.update(inFlight, (n) => n + jobs.length)
+    let capped = false
     for (const job of jobs) {
-      yield* deliveries.attempt(job).pipe(
+      const n = (busy.get(job.endpoint_id) ?? 0) + 1
+      busy.set(job.endpoint_id, n)
+      if (n >= ENDPOINT_CONCURRENCY) capped = true
+      // The endpoint's slot is given back once, when its receiver answered (or at the end, whatever happened).
+      const sent = yield* Effect.once(Effect.suspend(() => {
+        const left = (busy.get(job.endpoint_id) ?? 1) - 1
+        if (left > 0) busy.set(job.endpoint_id, left)
+        else busy.delete(job.endpoint_id)
+        return wake.offer(undefined)
+      }))
+      yield* deliveries.attempt(job, sent).pipe(
         Effect.catchAllCause((cause) => Effect.logError("webhook delivery attempt failed", cause)),
+        Effect.ensuring(sent),
         Effect.ensuring(finished),
         Effect.forkIn(attempts)
       )
     }
-    return jobs.length === free
+    // An endpoint that reached its bound may have hidden other endpoints' rows from this claim's limit.
+    return jobs.length === free || (capped && jobs.length > 0)
   })
 
   /** How long to sleep: until the next delivery falls due, at most the backstop. */
@@ -109,7 +142,7 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     // At capacity, the next finished attempt wakes the loop: no need to ask the table when the next row is due
     // (that aggregate is the costliest statement of a backlog; docs/performance.md).
     const full = (yield* Ref.get(inFlight)) >= DELIVERY_CONCURRENCY
-    const sleep = full ? backstop : yield* idleFor
+    const sleep = full ? backstop : endpointFull() ? AT_ENDPOINT_CAP : yield* idleFor
     yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(sleep))
   }).pipe(
     Effect.zipLeft(Ref.set(failures, 0)),
