@@ -1,5 +1,6 @@
 import {
   Cause,
+  Clock,
   DateTime,
   Duration,
   Effect,
@@ -25,10 +26,19 @@ import { DELIVERY_TIMEOUT } from "./RetryPolicy.ts"
 export const ENDPOINT_CONCURRENCY = 32
 
 /** Attempts per instance, in flight or being recorded, to all endpoints together. */
-export const DELIVERY_CONCURRENCY = 256
+export const DELIVERY_CONCURRENCY = 512
 
 /**
- * While an endpoint has all its slots busy, the loop relies on finished attempts to wake it; this bounds how late
+ * Deliveries claimed per endpoint at most: its requests in flight and as many waiting for a slot, so that the next
+ * request to a fast receiver starts when one ends rather than a claim later.
+ */
+const ENDPOINT_CLAIMED = 2 * ENDPOINT_CONCURRENCY
+
+/** A delivery that waited this long for its endpoint's slot renews its lease before its request. */
+const RENEW_AFTER = Duration.seconds(3)
+
+/**
+ * While an endpoint has all its claims busy, the loop relies on finished attempts to wake it; this bounds how late
  * a retry of another endpoint, due meanwhile, can be seen (the `nextDueAt` aggregate is not asked then: over a
  * long backlog it is the costliest statement; docs/performance.md).
  */
@@ -40,6 +50,9 @@ const AT_ENDPOINT_CAP = Duration.seconds(1)
  * connection to listen on (design §3), so there it polls.
  */
 const BACKSTOP = { postgres: Duration.seconds(30), embedded: Duration.seconds(1) } as const
+
+/** How long a woken loop gathers finished attempts before claiming, while others are in flight. */
+const CLAIM_GATHER = Duration.millis(2)
 
 /** After a failed round (the database away), the next one comes this soon. */
 const RETRY_AFTER_FAILURE = Duration.seconds(1)
@@ -55,10 +68,12 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   const database = yield* Database
   const wake = yield* Queue.sliding<void>(1)
   const inFlight = yield* Ref.make(0)
-  /** Requests in flight per endpoint (from the claim until the receiver answered). */
-  const busy = new Map<string, number>()
+  /** Per endpoint: deliveries claimed whose request has not been answered yet (waiting for a slot or sent). */
+  const claimed = new Map<string, number>()
+  /** Per endpoint with claimed deliveries: its `ENDPOINT_CONCURRENCY` request slots. */
+  const slots = new Map<string, Effect.Semaphore>()
   const endpointFull = () => {
-    for (const n of busy.values()) if (n >= ENDPOINT_CONCURRENCY) return true
+    for (const n of claimed.values()) if (n >= ENDPOINT_CLAIMED) return true
     return false
   }
   /** Rounds failed in a row. */
@@ -103,29 +118,45 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   const round = Effect.gen(function*() {
     const free = DELIVERY_CONCURRENCY - (yield* Ref.get(inFlight))
     if (free <= 0) return false
-    const jobs = yield* deliveries.claim(free, { perEndpoint: ENDPOINT_CONCURRENCY, busy })
+    const jobs = yield* deliveries.claim(free, { perEndpoint: ENDPOINT_CLAIMED, busy: claimed })
+    const claimedAt = yield* Clock.currentTimeMillis
     yield* Ref.update(inFlight, (n) => n + jobs.length)
-    let capped = false
     for (const job of jobs) {
-      const n = (busy.get(job.endpoint_id) ?? 0) + 1
-      busy.set(job.endpoint_id, n)
-      if (n >= ENDPOINT_CONCURRENCY) capped = true
-      // The endpoint's slot is given back once, when its receiver answered (or at the end, whatever happened).
+      const endpoint = job.endpoint_id
+      claimed.set(endpoint, (claimed.get(endpoint) ?? 0) + 1)
+      let slot = slots.get(endpoint)
+      if (slot === undefined) {
+        slot = yield* Effect.makeSemaphore(ENDPOINT_CONCURRENCY)
+        slots.set(endpoint, slot)
+      }
+      // Counted once, when its receiver answered (or at the end, whatever happened).
       const sent = yield* Effect.once(Effect.suspend(() => {
-        const left = (busy.get(job.endpoint_id) ?? 1) - 1
-        if (left > 0) busy.set(job.endpoint_id, left)
-        else busy.delete(job.endpoint_id)
+        const left = (claimed.get(endpoint) ?? 1) - 1
+        if (left > 0) claimed.set(endpoint, left)
+        else {
+          claimed.delete(endpoint)
+          slots.delete(endpoint) // nobody holds or waits for its slots any more
+        }
         return wake.offer(undefined)
       }))
-      yield* deliveries.attempt(job, sent).pipe(
+      // A delivery that waited long for a slot (a slow receiver) renews its lease before its request, so that
+      // the lease still outlives the attempt.
+      const renew = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        now - claimedAt > Duration.toMillis(RENEW_AFTER) ? deliveries.renew(job) : Effect.void)
+      const gate = slot.withPermits(1)
+      yield* deliveries.attempt(job, {
+        gate: (request) => gate(Effect.zipRight(renew, request)),
+        onSent: sent
+      }).pipe(
         Effect.catchAllCause((cause) => Effect.logError("webhook delivery attempt failed", cause)),
         Effect.ensuring(sent),
         Effect.ensuring(finished),
         Effect.forkIn(attempts)
       )
     }
-    // An endpoint that reached its bound may have hidden other endpoints' rows from this claim's limit.
-    return jobs.length === free || (capped && jobs.length > 0)
+    // An endpoint at its bound hides no other's rows (the claim bounds each endpoint on its own); only the
+    // total limit can have left due rows behind.
+    return jobs.length === free
   })
 
   /** How long to sleep: until the next delivery falls due, at most the backstop. */
@@ -143,7 +174,11 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     // (that aggregate is the costliest statement of a backlog; docs/performance.md).
     const full = (yield* Ref.get(inFlight)) >= DELIVERY_CONCURRENCY
     const sleep = full ? backstop : endpointFull() ? AT_ENDPOINT_CAP : yield* idleFor
+    const busyBefore = yield* Ref.get(inFlight)
     yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(sleep))
+    // With attempts in flight, they finish one by one and each wakes the loop: gathering them for a moment
+    // lets one claim take several rows (a claim per delivery is what a backlog cost most; docs/performance.md).
+    if (busyBefore > 0) yield* Effect.sleep(CLAIM_GATHER)
   }).pipe(
     Effect.zipLeft(Ref.set(failures, 0)),
     // The database away (docs/reliability.md): try again every second, not after the backstop — deliveries

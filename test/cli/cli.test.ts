@@ -382,7 +382,8 @@ describe("migrate", () => {
             "0011_reference_overrides",
             "0015_alerts",
             "0016_trace_context",
-            "0017_secrets_at_rest"
+            "0017_secrets_at_rest",
+            "0018_delivery_endpoint_due"
           ]
         }
       })
