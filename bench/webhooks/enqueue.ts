@@ -64,7 +64,8 @@ export const enqueueParams = (
   const values: Array<unknown> = []
   for (const [k, id] of ids.entries()) {
     const body = JSON.stringify({ ...template, id, created_at: createdAt.toISOString() })
-    values.push(id, target.accountId, target.environment, reservationOf(target, first + k), template.type, createdAt, body)
+    const reservation = reservationOf(target, first + k)
+    values.push(id, target.accountId, target.environment, reservation, template.type, createdAt, body)
   }
   values.push(MAX_ATTEMPTS, createdAt, target.accountId, target.environment)
   return values

@@ -311,7 +311,8 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
         }
         const first = now[0]!.span
         const statement = write(now.map((r) => r.row))
-        const exit = yield* Effect.exit(Option.isSome(first) ? Effect.withParentSpan(statement, first.value) : statement)
+        const traced = Option.isSome(first) ? Effect.withParentSpan(statement, first.value) : statement
+        const exit = yield* Effect.exit(traced)
         for (const record of now) yield* Deferred.done(record.done, Exit.asVoid(exit))
         if (later.length > 0) yield* recordBatch(later)
       })

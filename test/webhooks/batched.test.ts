@@ -76,7 +76,7 @@ describe("mixed outcomes recorded together (one Deliveries round, ROLE=api)", ()
     return { id: row!.id, path }
   }
 
-  test("delivered, 500 with retry, Retry-After, deactivated endpoint, deactivated and redelivered meanwhile", async () => {
+  test("delivered, 500, Retry-After, inactive endpoint, deactivated and redelivered meanwhile", async () => {
     const slow = 1_500 // every receiver answers this late, so that the changes below happen while in flight
     const ok = await endpoint({ status: 200, delayMs: slow })
     const error = await endpoint({ status: 500, delayMs: slow })
