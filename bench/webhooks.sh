@@ -361,7 +361,9 @@ run_latency() { # label (files latency-<label>.json); sets LAT_CPU_<label>, LAT_
   arm "$total" "${PID[worker]}" "$DB"
   [[ $label == slow ]] && curl -fsS -o /dev/null -H 'content-type: application/json' -d '{"expected":0}' "$SLOW_RECEIVER/__arm"
   log "latency ($label): $RATE events/s for ${LAT_DURATION} s (after ${LAT_WARMUP} s of warm-up), one transaction each"
-  RECEIVER=$RECEIVER RATE=$RATE DURATION=$LAT_DURATION WARMUP=$LAT_WARMUP "$BUN" bench/webhooks/driver.ts \
+  # One event per reservation in turn (PER_RESERVATION=1): a reservation gets an event every RESERVATIONS / RATE
+  # seconds, not ten in 50 ms, whose ordering would make each wait for the one before it to be recorded.
+  PER_RESERVATION=1 RECEIVER=$RECEIVER RATE=$RATE DURATION=$LAT_DURATION WARMUP=$LAT_WARMUP "$BUN" bench/webhooks/driver.ts \
     >"$WORK/latency-$label.json" 2>>"$WORK/driver.log" || { cat "$WORK/driver.log" >&2; die "the latency driver failed"; }
   curl -fsS "$RECEIVER/__stats" >"$WORK/latency-$label-receiver.json"
   printf -v "LAT_HWM_$label" '%s' "$(awk '/^VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/${PID[worker]}/status")"
