@@ -114,6 +114,9 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     )
   )
 
+  /** How many rows the last claim took. */
+  let lastClaim = 0
+
   /** One round: claims what fits and starts it; answers whether more may be waiting right now. */
   const round = Effect.gen(function*() {
     const free = DELIVERY_CONCURRENCY - (yield* Ref.get(inFlight))
@@ -156,6 +159,7 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     }
     // An endpoint at its bound hides no other's rows (the claim bounds each endpoint on its own); only the
     // total limit can have left due rows behind.
+    lastClaim = jobs.length
     return jobs.length === free
   })
 
@@ -174,11 +178,12 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     // (that aggregate is the costliest statement of a backlog; docs/performance.md).
     const full = (yield* Ref.get(inFlight)) >= DELIVERY_CONCURRENCY
     const sleep = full ? backstop : endpointFull() ? AT_ENDPOINT_CAP : yield* idleFor
-    const busyBefore = yield* Ref.get(inFlight)
+    const backlog = lastClaim > 1 && (yield* Ref.get(inFlight)) > 0
     yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(sleep))
-    // With attempts in flight, they finish one by one and each wakes the loop: gathering them for a moment
-    // lets one claim take several rows (a claim per delivery is what a backlog cost most; docs/performance.md).
-    if (busyBefore > 0) yield* Effect.sleep(CLAIM_GATHER)
+    // In a backlog (the last claim took several rows, attempts are in flight) they finish one by one and each
+    // wakes the loop: gathering them for a moment lets one claim take several rows (a claim per delivery is
+    // what a backlog cost most; docs/performance.md). A lone new delivery is claimed at once.
+    if (backlog) yield* Effect.sleep(CLAIM_GATHER)
   }).pipe(
     Effect.zipLeft(Ref.set(failures, 0)),
     // The database away (docs/reliability.md): try again every second, not after the backstop — deliveries
