@@ -21,7 +21,8 @@ import { DELIVERY_TIMEOUT } from "./RetryPolicy.ts"
 
 /**
  * Requests in flight to one endpoint from one instance (as many as there were to any endpoint before the bound
- * was per endpoint: what a receiver sees is unchanged). One slow receiver holds at most these slots.
+ * was per endpoint: what a receiver sees is unchanged). One slow receiver holds at most these requests, and
+ * `ENDPOINT_CLAIMED` of the instance's `DELIVERY_CONCURRENCY`.
  */
 export const ENDPOINT_CONCURRENCY = 32
 
@@ -51,7 +52,7 @@ const AT_ENDPOINT_CAP = Duration.seconds(1)
  */
 const BACKSTOP = { postgres: Duration.seconds(30), embedded: Duration.seconds(1) } as const
 
-/** How long a woken loop gathers finished attempts before claiming, while others are in flight. */
+/** How long a woken loop gathers finished attempts before claiming, in a backlog. */
 const CLAIM_GATHER = Duration.millis(2)
 
 /** After a failed round (the database away), the next one comes this soon. */
@@ -157,9 +158,9 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
         Effect.forkIn(attempts)
       )
     }
+    lastClaim = jobs.length
     // An endpoint at its bound hides no other's rows (the claim bounds each endpoint on its own); only the
     // total limit can have left due rows behind.
-    lastClaim = jobs.length
     return jobs.length === free
   })
 
