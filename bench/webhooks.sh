@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Webhook delivery benchmark (issue 4, item 6; docs/performance.md, "Webhook deliveries"). Invoked by
-# `npm run bench:webhooks`.
+# Webhook delivery benchmark (issue 4, item 6, and issue 17, item 2; docs/performance.md, "Webhook deliveries"
+# and "Batched deliveries"). Invoked by `npm run bench:webhooks`.
 #
 # 1. Throughput: BENCH_N stored deliveries (reservation.created events, ~1 KB bodies, written by the statement
-#    of Outbox.enqueue in batches) to one active endpoint pointing at a local receiver (bench/webhooks/
+#    of Outbox.enqueue in batches, BENCH_PER_RESERVATION consecutive events per reservation over
+#    ceil(N / BENCH_PER_RESERVATION) reservations, so that the ordering rule does not send them one at a time)
+#    to one active endpoint pointing at a local receiver (bench/webhooks/
 #    receiver.ts, its own process). The service (`bun src/main.ts`, ROLE=worker) is started on them and timed
 #    from the first to the last arrival at the receiver (its boot is excluded); the baseline
 #    (bench/webhooks/baseline.ts: plain fetch, same concurrency, same headers and HMAC, no database while
@@ -14,6 +16,12 @@
 #    bench/webhooks/baseline-sql.ts, the same plain fetch loop with the service's claim and record SQL.
 # 2. Latency: one ROLE=worker service (LISTEN/NOTIFY on), bench/webhooks/driver.ts commits events at a steady
 #    BENCH_RATE/s for BENCH_LAT_DURATION s, one transaction each; latency = first arrival − commit.
+# 3. A slow receiver beside (BENCH_SLOW=0 skips it): a second endpoint of the account, on a receiver answering
+#    after BENCH_SLOW_DELAY_MS (5000), is switched on. The throughput run (N events, now N deliveries to each
+#    endpoint) is timed at the fast receiver until it saw all N; the latency run is repeated. The fast
+#    endpoint's figures with the slow one beside are compared with those without it.
+# Verdict lines: throughput >= 5,000 deliveries/s (service, median of the rounds); p99 <= 50 ms at BENCH_RATE;
+# the slow receiver does not starve the fast one (fast rate with it >= 80 % of without, p99 with it <= 50 ms).
 #
 # Everything stays on this machine (PostgreSQL on 127.0.0.1, every process bound to 127.0.0.1). The database
 # BENCH_DB is dropped and recreated, and dropped again on exit (also on failure); every process started here
@@ -24,7 +32,8 @@
 #   BENCH_PGHOST / BENCH_PGPORT / BENCH_PGUSER (127.0.0.1 / 5432 / postgres), BENCH_QUIET_WAIT (15: seconds to
 #   wait, per run, for other processes to leave the CPUs), BENCH_TIMEOUT (240: longest run, seconds),
 #   BENCH_SQL_BASELINE (1), BENCH_SKIP_LATENCY=1, BENCH_SKIP_THROUGHPUT=1, BENCH_KEEP=1 (keep the work
-#   directory with the logs).
+#   directory with the logs), BENCH_BUN_FLAGS (flags of the services' bun, e.g. `--cpu-prof-md --cpu-prof-dir=DIR`),
+#   BENCH_PER_RESERVATION (10), BENCH_SLOW (1), BENCH_SLOW_DELAY_MS (5000).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -44,21 +53,30 @@ PGUSER_=${BENCH_PGUSER:-postgres}
 QUIET_WAIT=${BENCH_QUIET_WAIT:-15}
 TIMEOUT=${BENCH_TIMEOUT:-240}
 SQL_BASELINE=${BENCH_SQL_BASELINE:-1}
-TARGET_RATIO=0.5
-TARGET_P99_MS=250
+PER_RES=${BENCH_PER_RESERVATION:-10}
+SLOW=${BENCH_SLOW:-1}
+SLOW_DELAY_MS=${BENCH_SLOW_DELAY_MS:-5000}
+TARGET_RATIO=0.5        # issue 4's, for information since issue 17
+TARGET_RATE=5000        # issue 17, item 2: deliveries/s with one worker
+TARGET_P99_MS=50        # issue 17, item 2: commit -> first attempt at BENCH_RATE
+TARGET_SLOW_SHARE=0.8   # the fast endpoint keeps this share of its rate with a slow receiver beside
 
 [[ "$DB" =~ ^bench_[a-z0-9_]*$ ]] || { echo "BENCH_DB must be a plain lower-case identifier starting with bench_" >&2; exit 2; }
 case "$PGHOST_" in 127.0.0.1|localhost|::1) ;; *) echo "BENCH_PGHOST must be local" >&2; exit 2 ;; esac
-for v in N BATCH ROUNDS RATE LAT_DURATION LAT_WARMUP QUIET_WAIT TIMEOUT; do
+for v in N BATCH ROUNDS RATE LAT_DURATION LAT_WARMUP QUIET_WAIT TIMEOUT PER_RES SLOW_DELAY_MS; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "BENCH_$v must be a whole number" >&2; exit 2; }
 done
 
 DATABASE_URL="postgres://${PGUSER_}@${PGHOST_}:${PGPORT_}/${DB}"
 export PGOPTIONS="-c client_min_messages=warning"
 PSQL=(psql -X -q -v ON_ERROR_STOP=1 -h "$PGHOST_" -p "$PGPORT_" -U "$PGUSER_")
-# The service's concurrency, read from the source so that the baseline always uses the same.
-CONCURRENCY=$(sed -nE 's/^export const DELIVERY_CONCURRENCY = ([0-9]+).*/\1/p' src/webhooks/DeliveryLoop.ts)
-[[ -n "$CONCURRENCY" ]] || { echo "DELIVERY_CONCURRENCY not found in src/webhooks/DeliveryLoop.ts" >&2; exit 2; }
+# The service's concurrency toward one endpoint (the bench's), read from the source so that the baselines always
+# use the same: the per-endpoint bound, within the instance's total.
+PER_ENDPOINT=$(sed -nE 's/^export const ENDPOINT_CONCURRENCY = ([0-9]+).*/\1/p' src/webhooks/DeliveryLoop.ts)
+TOTAL=$(sed -nE 's/^export const DELIVERY_CONCURRENCY = ([0-9]+).*/\1/p' src/webhooks/DeliveryLoop.ts)
+[[ -n "$PER_ENDPOINT" && -n "$TOTAL" ]] ||
+  { echo "ENDPOINT_CONCURRENCY or DELIVERY_CONCURRENCY not found in src/webhooks/DeliveryLoop.ts" >&2; exit 2; }
+CONCURRENCY=$(( PER_ENDPOINT < TOTAL ? PER_ENDPOINT : TOTAL ))
 
 WORK=$(mktemp -d /tmp/bench-webhooks.XXXXXX)
 declare -A PID=()
@@ -74,7 +92,7 @@ MEM_GB=$(awk '/^MemTotal/ {printf "%.0f", $2 / 1048576}' /proc/meminfo)
 GIT_REV=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 GIT_DIRTY=$(git status --porcelain -- src 2>/dev/null | grep -q . && echo " + uncommitted changes in src" || true)
 log "machine: $(nproc) CPU ($CPU_MODEL), ${MEM_GB} GB RAM; bun $BUN_VERSION; PostgreSQL $PG_VERSION"
-log "service: working tree at $GIT_REV$GIT_DIRTY; DELIVERY_CONCURRENCY $CONCURRENCY"
+log "service: working tree at $GIT_REV$GIT_DIRTY; ENDPOINT_CONCURRENCY $PER_ENDPOINT, DELIVERY_CONCURRENCY $TOTAL"
 
 # ---------------------------------------------------------------------------------------------- processes
 ADMIN_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
@@ -85,7 +103,7 @@ start_service() { # name role port → PID[name]; returns once /readyz answers
   mkdir -p "$WORK/$name.data"
   env DATABASE_URL="$DATABASE_URL" ROLE="$role" LOG_LEVEL=Warning ADMIN_TOKEN="$ADMIN_TOKEN" SECRETS_KEY="$SECRETS_KEY" PORT="$port" HOST=127.0.0.1 \
     WEBHOOK_ALLOW_PRIVATE_URLS=true DATA_DIR="$WORK/$name.data" REDIS_URL= PUBLIC_BASE_URL=https://checkin.bench.invalid \
-    "$BUN" src/main.ts >>"$WORK/$name.log" 2>&1 &
+    "$BUN" ${BENCH_BUN_FLAGS:-} src/main.ts >>"$WORK/$name.log" 2>&1 &
   PID[$name]=$!
 }
 wait_ready() { # name port
@@ -106,6 +124,15 @@ PID[receiver]=$!
 for _ in $(seq 1 100); do curl -fsS -o /dev/null "$RECEIVER/__stats" 2>/dev/null && break; sleep 0.1; done
 curl -fsS -o /dev/null "$RECEIVER/__stats" || die "the receiver did not start"
 log "receiver on $RECEIVER (pid ${PID[receiver]})"
+if [[ $SLOW == 1 ]]; then
+  SPORT=$(free_port)
+  SLOW_RECEIVER="http://127.0.0.1:$SPORT"
+  PORT=$SPORT DELAY_MS=$SLOW_DELAY_MS "$BUN" bench/webhooks/receiver.ts >>"$WORK/slow-receiver.log" 2>&1 &
+  PID[slow_receiver]=$!
+  for _ in $(seq 1 100); do curl -fsS -o /dev/null "$SLOW_RECEIVER/__stats" 2>/dev/null && break; sleep 0.1; done
+  curl -fsS -o /dev/null "$SLOW_RECEIVER/__stats" || die "the slow receiver did not start"
+  log "slow receiver on $SLOW_RECEIVER (answers after $SLOW_DELAY_MS ms; pid ${PID[slow_receiver]})"
+fi
 arm() { # expected pid db
   curl -fsS -o /dev/null -H 'content-type: application/json' \
     -d "{\"expected\":$1,\"pid\":$2,\"db\":\"$3\",\"secret\":\"$SECRET\"}" "$RECEIVER/__arm"
@@ -137,9 +164,30 @@ RESERVATION_ID=$(json_get reservation_id <"$WORK/reservation.out")
 sql "SELECT body::text FROM events WHERE reservation_id = '$RESERVATION_ID' AND type = 'reservation.created'" >"$WORK/template.json"
 BODY_BYTES=$(wc -c <"$WORK/template.json"); BODY_BYTES=$((BODY_BYTES - 1))
 [[ $(sql "SELECT count(*) FROM webhook_deliveries") == 1 ]] || die "expected the reservation's one pending delivery"
+if [[ $SLOW == 1 ]]; then
+  # The slow endpoint is made through the API like the other, then switched off until its scenario.
+  start_service api api "$APORT"
+  wait_ready api "$APORT"
+  curl -fsS -H "$AUTH" -H 'content-type: application/json' -d "{\"url\":\"$SLOW_RECEIVER/hook\"}" \
+    "http://127.0.0.1:$APORT/api/partners/webhooks" >"$WORK/slow-endpoint.json" || die "creating the slow endpoint failed"
+  stop api
+  SLOW_ENDPOINT_ID=$(json_get id <"$WORK/slow-endpoint.json")
+  sql "UPDATE webhook_endpoints SET is_active = false WHERE id = '$SLOW_ENDPOINT_ID'" >/dev/null
+fi
+# Copies of the reservation (new id and external id, no check-in token), for events to spread over.
+RESERVATIONS=$(( (N + PER_RES - 1) / PER_RES ))
+COLS=$(sql "SELECT string_agg(quote_ident(column_name), ',' ORDER BY ordinal_position) FROM information_schema.columns
+  WHERE table_name = 'reservations' AND column_name NOT IN ('id', 'external_id', 'checkin_token')")
+sql "INSERT INTO reservations (id, external_id, checkin_token, $COLS)
+  SELECT gen_random_uuid(), r.external_id || '-' || g, NULL, $(sed 's/\([^,]*\)/r.\1/g' <<<"$COLS")
+  FROM reservations r, generate_series(2, $RESERVATIONS) g WHERE r.id = '$RESERVATION_ID'" >/dev/null
+sql "SELECT id FROM reservations WHERE account_id = '$ACCOUNT_ID' ORDER BY id" >"$WORK/reservations.txt"
+[[ $(wc -l <"$WORK/reservations.txt") == "$RESERVATIONS" ]] || die "expected $RESERVATIONS reservations"
 ENDPOINTS=$(sql "SELECT count(*) FROM webhook_endpoints WHERE is_active")
 log "endpoint $ENDPOINT_ID -> $RECEIVER/hook ($ENDPOINTS active); reservation.created body $BODY_BYTES bytes"
-export DATABASE_URL ACCOUNT_ID RESERVATION_ID ENVIRONMENT=test TEMPLATE_FILE="$WORK/template.json"
+log "$RESERVATIONS reservations, $PER_RES consecutive events on each"
+export DATABASE_URL ACCOUNT_ID RESERVATION_ID ENVIRONMENT=test TEMPLATE_FILE="$WORK/template.json" \
+  RESERVATIONS_FILE="$WORK/reservations.txt" PER_RESERVATION="$PER_RES"
 
 reset_tables() {
   "${PSQL[@]}" -d "$DB" -c "TRUNCATE webhook_deliveries, events" >/dev/null
@@ -166,7 +214,7 @@ record() { # round name stats-file extra(boot s)  extra(peak MB)
       us(c.proc_ticks), cores(c.proc_ticks), c.pg_backends > 0 ? us(c.pg_ticks) : "-", c.pg_backends,
       (c.receiver_s / n * 1e6).toFixed(0), cores(c.machine_ticks), others.toFixed(2),
       s.signature_ok, s.header_names.join(","), s.user_agent].join("\t"))')
-  printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$name" "$line" "$boot" "$hwm" >>"$RESULTS"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$name" "$line" "$boot" "$hwm" "$(json_get sockets <"$f")" >>"$RESULTS"
   local distinct requests rate us cores pgus
   IFS=$'\t' read -r distinct requests _ rate us cores pgus _ <<<"$line"
   [[ $distinct == "$N" && $requests == "$N" ]] ||
@@ -175,21 +223,24 @@ record() { # round name stats-file extra(boot s)  extra(peak MB)
     "$requests requests, $distinct distinct event ids"
 }
 
-# Every row recorded as delivered after exactly one attempt (the last UPDATEs may still be running).
+# Every row (of the fast endpoint) recorded as delivered after exactly one attempt (the last UPDATEs may still be
+# running).
 check_rows() { # label
   local rows
   for _ in $(seq 1 100); do
-    rows=$(sql "SELECT count(*) FILTER (WHERE status = 'delivered' AND attempts = 1) || ' ' || count(*) FROM webhook_deliveries")
+    rows=$(sql "SELECT count(*) FILTER (WHERE status = 'delivered' AND attempts = 1) || ' ' || count(*)
+      FROM webhook_deliveries WHERE endpoint_id = '$ENDPOINT_ID'")
     [[ $rows == "$N $N" ]] && return 0
     sleep 0.1
   done
   die "$1: rows delivered once / all = $rows, expected $N $N"
 }
-seed() { # round
-  local seeded
+seed() { # round [expected deliveries]
+  local seeded expected=${2:-$N}
   reset_tables
   seeded=$(N=$N BATCH=$BATCH "$BUN" bench/webhooks/seed.ts)
-  [[ $(json_get deliveries <<<"$seeded") == "$N" ]] || die "seeding wrote $(json_get deliveries <<<"$seeded") deliveries"
+  [[ $(json_get deliveries <<<"$seeded") == "$expected" ]] ||
+    die "seeding wrote $(json_get deliveries <<<"$seeded") deliveries, expected $expected"
   settle_tables
   log "round $1: seeded $N events and their deliveries in $(json_get seconds <<<"$seeded" | cut -c1-5) s" \
     "($BATCH per Outbox.enqueue statement; body $(json_get body_bytes <<<"$seeded") bytes)"
@@ -214,6 +265,32 @@ run_service() { # round
   hwm=$(awk '/^VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/${PID[worker]}/status")
   stop worker
   record "$round" service "$WORK/r$round-service.json" "$boot" "$hwm"
+}
+
+# The service on N events with the slow endpoint switched on (N deliveries to each endpoint), timed at the fast
+# receiver until it saw all N; the slow receiver's requests, connections and concurrency are noted.
+run_service_slow() {
+  local port t0 hwm
+  port=$(free_port)
+  wait_quiet
+  t0=$(now_ms)
+  start_service worker worker "$port"
+  arm "$N" "${PID[worker]}" "$DB"
+  curl -fsS -o /dev/null -H 'content-type: application/json' -d '{"expected":0}' "$SLOW_RECEIVER/__arm"
+  curl -fsS --max-time $((TIMEOUT + 5)) "$RECEIVER/__wait?ms=$((TIMEOUT * 1000))" >"$WORK/slow-service.json" ||
+    die "slow scenario: the receiver did not answer"
+  [[ $(json_get complete <"$WORK/slow-service.json") == true ]] ||
+    die "slow scenario: only $(json_get distinct <"$WORK/slow-service.json") of $N fast deliveries in ${TIMEOUT} s"
+  check_rows "slow scenario, fast endpoint"
+  sleep 0.5
+  curl -fsS "$RECEIVER/__stats" >"$WORK/slow-service.json"
+  curl -fsS "$SLOW_RECEIVER/__stats" >"$WORK/slow-receiver.json"
+  hwm=$(awk '/^VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/${PID[worker]}/status")
+  stop worker
+  record slow "service+slow" "$WORK/slow-service.json" \
+    "$(awk -v f="$(json_get first_arrival <"$WORK/slow-service.json")" -v t="$t0" 'BEGIN {printf "%.2f", (f - t) / 1000}')" "$hwm"
+  log "slow receiver meanwhile: $(json_get requests <"$WORK/slow-receiver.json") requests," \
+    "at most $(json_get max_concurrent <"$WORK/slow-receiver.json") at once, $(json_get sockets <"$WORK/slow-receiver.json") connections"
 }
 
 run_baseline() { # round
@@ -262,10 +339,17 @@ if [[ "${BENCH_SKIP_THROUGHPUT:-0}" != 1 ]]; then
     else run_baseline "$round"; run_service "$round"; fi
     if [[ $SQL_BASELINE == 1 ]]; then seed "$round"; run_baseline_sql "$round"; fi
   done
+  if [[ $SLOW == 1 ]]; then
+    sql "UPDATE webhook_endpoints SET is_active = true WHERE id = '$SLOW_ENDPOINT_ID'" >/dev/null
+    seed slow $((2 * N))
+    run_service_slow
+    sql "UPDATE webhook_endpoints SET is_active = false WHERE id = '$SLOW_ENDPOINT_ID'" >/dev/null
+  fi
 fi
 
 # ---------------------------------------------------------------------------------------------- latency
-if [[ "${BENCH_SKIP_LATENCY:-0}" != 1 ]]; then
+run_latency() { # label (files latency-<label>.json); sets LAT_CPU_<label>, LAT_HWM_<label>, LAT_ROWS_<label>
+  local label=$1 port total rows
   reset_tables
   settle_tables
   port=$(free_port)
@@ -275,25 +359,40 @@ if [[ "${BENCH_SKIP_LATENCY:-0}" != 1 ]]; then
   sleep 1   # LISTEN is set up after the loops start
   total=$(( (LAT_WARMUP + LAT_DURATION) * RATE ))
   arm "$total" "${PID[worker]}" "$DB"
-  log "latency: $RATE events/s for ${LAT_DURATION} s (after ${LAT_WARMUP} s of warm-up), one transaction each"
-  RECEIVER=$RECEIVER RATE=$RATE DURATION=$LAT_DURATION WARMUP=$LAT_WARMUP "$BUN" bench/webhooks/driver.ts \
-    >"$WORK/latency.json" 2>>"$WORK/driver.log" || { cat "$WORK/driver.log" >&2; die "the latency driver failed"; }
-  curl -fsS "$RECEIVER/__stats" >"$WORK/latency-receiver.json"
-  LAT_HWM=$(awk '/^VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/${PID[worker]}/status")
+  [[ $label == slow ]] && curl -fsS -o /dev/null -H 'content-type: application/json' -d '{"expected":0}' "$SLOW_RECEIVER/__arm"
+  log "latency ($label): $RATE events/s for ${LAT_DURATION} s (after ${LAT_WARMUP} s of warm-up), one transaction each"
+  # One event per reservation in turn (PER_RESERVATION=1): a reservation gets an event every RESERVATIONS / RATE
+  # seconds, not ten in 50 ms, whose ordering would make each wait for the one before it to be recorded.
+  PER_RESERVATION=1 RECEIVER=$RECEIVER RATE=$RATE DURATION=$LAT_DURATION WARMUP=$LAT_WARMUP "$BUN" bench/webhooks/driver.ts \
+    >"$WORK/latency-$label.json" 2>>"$WORK/driver.log" || { cat "$WORK/driver.log" >&2; die "the latency driver failed"; }
+  curl -fsS "$RECEIVER/__stats" >"$WORK/latency-$label-receiver.json"
+  printf -v "LAT_HWM_$label" '%s' "$(awk '/^VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/${PID[worker]}/status")"
   kill -0 "${PID[worker]}" 2>/dev/null || die "the worker died during the latency run"
   for _ in $(seq 1 50); do
-    rows=$(sql "SELECT count(*) FILTER (WHERE status = 'delivered' AND attempts = 1) || ' ' || count(*) FROM webhook_deliveries")
+    rows=$(sql "SELECT count(*) FILTER (WHERE status = 'delivered' AND attempts = 1) || ' ' || count(*)
+      FROM webhook_deliveries WHERE endpoint_id = '$ENDPOINT_ID'")
     [[ ${rows% *} == "${rows#* }" ]] && break
     sleep 0.1
   done
+  [[ $label == slow ]] && curl -fsS "$SLOW_RECEIVER/__stats" >"$WORK/latency-slow-receiver-slow.json"
   stop worker
-  LAT_ROWS=$rows
-  LAT_CPU=$(STATS="$WORK/latency-receiver.json" HZ="$CLK_TCK" "$BUN" -e '
+  printf -v "LAT_ROWS_$label" '%s' "$rows"
+  printf -v "LAT_CPU_$label" '%s' "$(STATS="$WORK/latency-$label-receiver.json" HZ="$CLK_TCK" "$BUN" -e '
     const s = JSON.parse(await Bun.file(process.env.STATS).text()); const c = s.cpu ?? {}; const hz = Number(process.env.HZ)
     const n = c.sampled_deliveries || 1
     console.log(`${(c.proc_ticks / hz / n * 1e6).toFixed(0)} µs CPU/delivery (${(c.proc_ticks / hz / c.seconds).toFixed(2)} cores),` +
       ` PG ${(c.pg_ticks / hz / n * 1e6).toFixed(0)} µs/delivery (incl. the inserts of the driver);` +
-      ` machine ${(c.machine_ticks / hz / c.seconds).toFixed(2)} cores busy; receiver: ${s.requests} requests, ${s.distinct} distinct`)')
+      ` machine ${(c.machine_ticks / hz / c.seconds).toFixed(2)} cores busy; receiver: ${s.requests} requests, ${s.distinct} distinct,` +
+      ` ${s.sockets} connections`)')"
+}
+
+if [[ "${BENCH_SKIP_LATENCY:-0}" != 1 ]]; then
+  run_latency plain
+  if [[ $SLOW == 1 ]]; then
+    sql "UPDATE webhook_endpoints SET is_active = true WHERE id = '$SLOW_ENDPOINT_ID'" >/dev/null
+    run_latency slow
+    sql "UPDATE webhook_endpoints SET is_active = false WHERE id = '$SLOW_ENDPOINT_ID'" >/dev/null
+  fi
 fi
 
 # ---------------------------------------------------------------------------------------------- report
@@ -307,13 +406,14 @@ echo "machine: $(nproc) CPU ($CPU_MODEL), ${MEM_GB} GB; bun $BUN_VERSION; Postgr
 echo "one active endpoint -> local receiver (own process, empty 200); reservation.created body ${BODY_BYTES} bytes; concurrency ${CONCURRENCY}"
 ALL_OK=1
 SUMMARY=()
+VERDICTS=()
 if [[ "${BENCH_SKIP_THROUGHPUT:-0}" != 1 ]]; then
   echo
   echo "== throughput: $N stored deliveries per run, timed first to last arrival at the receiver; $ROUNDS rounds"
   ROW='| %-6s | %-12s | %12s | %8s | %11s | %9s | %15s | %11s | %8s | %7s | %6s | %8s | %7s |\n'
   printf "$ROW" round sender 'deliveries/s' 'seconds' 'CPU µs/dlv' 'cores' 'PG µs/dlv (bk)' 'recv µs/dlv' machine others 'boot s' 'peak MB' 'sig ok'
   printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------- -------------- -------------- ---------- ------------- ----------- ----------------- ------------- ---------- --------- -------- ---------- ---------
-  while IFS=$'\t' read -r round name distinct requests secs rate us cores pgus bk recv machine others sig headers ua boot hwm; do
+  while IFS=$'\t' read -r round name distinct requests secs rate us cores pgus bk recv machine others sig headers ua boot hwm _; do
     printf "$ROW" "$round" "$name" "$rate" "$secs" "$us" "$cores" "$pgus ($bk)" "$recv" "$machine" "$others" "$boot" "$hwm" "$sig"
   done <"$RESULTS"
   for name in "${SENDERS[@]}"; do
@@ -345,22 +445,66 @@ if [[ "${BENCH_SKIP_THROUGHPUT:-0}" != 1 ]]; then
   DISTURBED=$(awk -F'\t' '$13 > 0.25 {printf "r%s %s (%s cores), ", $1, $2, $13}' "$RESULTS")
   [[ -z "$DISTURBED" ]] || echo "WARNING: other processes used the CPUs during ${DISTURBED%, }"
   ratio_ok=$(awk -v r="$RATIO" -v t="$TARGET_RATIO" 'BEGIN {print (r >= t) ? 1 : 0}')
-  echo "target: deliveries/s ratio >= ${TARGET_RATIO}: ${RATIO} $(verdict "$ratio_ok")"
-  SUMMARY+=("throughput: service $(col service 6 | median)/s, baseline $(col baseline 6 | median)/s, ratio ${RATIO} $(verdict "$ratio_ok")")
-  [[ $ratio_ok == 1 ]] || ALL_OK=0
+  echo "(information, issue 4's target) deliveries/s ratio >= ${TARGET_RATIO}: ${RATIO} $(verdict "$ratio_ok")"
+  SERVICE_RATE=$(col service 6 | median)
+  SOCKETS=$(col service 19 | sort -g | tail -1)
+  echo "connections the service opened to the receiver per run: $(col service 19 | tr '\n' ' ')(keep-alive: at most $CONCURRENCY expected)"
+  rate_ok=$(awk -v r="$SERVICE_RATE" -v t="$TARGET_RATE" 'BEGIN {print (r >= t) ? 1 : 0}')
+  VERDICTS+=("target: throughput >= ${TARGET_RATE} deliveries/s with one worker: ${SERVICE_RATE}/s (median of $ROUNDS) $(verdict "$rate_ok")")
+  SUMMARY+=("throughput: service ${SERVICE_RATE}/s, baseline $(col baseline 6 | median)/s, ratio ${RATIO}; at most ${SOCKETS} connections")
+  [[ $rate_ok == 1 ]] || ALL_OK=0
+  if [[ $SLOW == 1 ]]; then
+    SLOW_RATE=$(col service+slow 6)
+    SHARE=$(awk -v a="$SLOW_RATE" -v b="$SERVICE_RATE" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')
+    echo "slow receiver beside (answers after ${SLOW_DELAY_MS} ms): the fast endpoint got ${SLOW_RATE}/s, ${SHARE} of ${SERVICE_RATE}/s" \
+      "without it; the slow one got $(json_get requests <"$WORK/slow-receiver.json") requests," \
+      "at most $(json_get max_concurrent <"$WORK/slow-receiver.json") at once (ENDPOINT_CONCURRENCY $PER_ENDPOINT)"
+    share_ok=$(awk -v r="$SHARE" -v t="$TARGET_SLOW_SHARE" 'BEGIN {print (r >= t) ? 1 : 0}')
+    conc_ok=$(awk -v m="$(json_get max_concurrent <"$WORK/slow-receiver.json")" -v k="$PER_ENDPOINT" 'BEGIN {print (m <= k) ? 1 : 0}')
+    SUMMARY+=("with a slow receiver beside: fast endpoint ${SLOW_RATE}/s (${SHARE} of without)")
+  fi
 fi
 if [[ "${BENCH_SKIP_LATENCY:-0}" != 1 ]]; then
-  echo
-  echo "== latency: commit -> first arrival at the receiver, one ROLE=worker service, LISTEN/NOTIFY"
-  cat "$WORK/latency.json"
-  echo "service during it: $LAT_CPU; peak RSS ${LAT_HWM} MB; rows delivered once / all: $LAT_ROWS"
-  P50=$(json_get latency_ms.p50 <"$WORK/latency.json"); P99=$(json_get latency_ms.p99 <"$WORK/latency.json")
-  ACH=$(json_get achieved_rate <"$WORK/latency.json"); MISSING=$(json_get missing <"$WORK/latency.json")
-  p99_ok=$(awk -v p="$P99" -v t="$TARGET_P99_MS" -v m="$MISSING" 'BEGIN {print (p <= t && m == 0) ? 1 : 0}')
-  echo "target: p99 <= ${TARGET_P99_MS} ms at ${RATE}/s: ${P99} ms $(verdict "$p99_ok") (achieved ${ACH}/s, ${MISSING} missing)"
-  SUMMARY+=("latency at ${ACH}/s: p50 ${P50} ms, p95 $(json_get latency_ms.p95 <"$WORK/latency.json") ms, p99 ${P99} ms $(verdict "$p99_ok")")
-  [[ $p99_ok == 1 ]] || ALL_OK=0
+  for label in plain $([[ $SLOW == 1 ]] && echo slow); do
+    f="$WORK/latency-$label.json"
+    echo
+    echo "== latency ($label$([[ $label == slow ]] && echo ": the slow endpoint on too, figures of the fast one")):" \
+      "commit -> first arrival at the receiver, one ROLE=worker service, LISTEN/NOTIFY"
+    cat "$f"
+    cpu="LAT_CPU_$label"; hwm="LAT_HWM_$label"; rows="LAT_ROWS_$label"
+    echo "service during it: ${!cpu}; peak RSS ${!hwm} MB; fast endpoint's rows delivered once / all: ${!rows}"
+    [[ $label == slow ]] && echo "slow receiver meanwhile: $(json_get requests <"$WORK/latency-slow-receiver-slow.json") requests," \
+      "at most $(json_get max_concurrent <"$WORK/latency-slow-receiver-slow.json") at once"
+    P50=$(json_get latency_ms.p50 <"$f"); P99=$(json_get latency_ms.p99 <"$f")
+    ACH=$(json_get achieved_rate <"$f"); MISSING=$(json_get missing <"$f")
+    ok=$(awk -v p="$P99" -v t="$TARGET_P99_MS" -v m="$MISSING" 'BEGIN {print (p <= t && m == 0) ? 1 : 0}')
+    SUMMARY+=("latency ($label) at ${ACH}/s: p50 ${P50} ms, p95 $(json_get latency_ms.p95 <"$f") ms, p99 ${P99} ms, ${MISSING} missing")
+    if [[ $label == plain ]]; then
+      VERDICTS+=("target: commit -> first attempt p99 <= ${TARGET_P99_MS} ms at ${RATE}/s: ${P99} ms (achieved ${ACH}/s, ${MISSING} missing) $(verdict "$ok")")
+      [[ $ok == 1 ]] || ALL_OK=0
+    else
+      SLOW_P99=$P99; slow_p99_ok=$ok
+    fi
+  done
 fi
+if [[ $SLOW == 1 ]]; then
+  parts=(); slow_ok=1
+  if [[ -n "${SHARE:-}" ]]; then
+    parts+=("fast endpoint ${SLOW_RATE}/s beside it = ${SHARE} of ${SERVICE_RATE}/s without (>= ${TARGET_SLOW_SHARE})")
+    parts+=("slow one at most $(json_get max_concurrent <"$WORK/slow-receiver.json") requests at once (<= ${PER_ENDPOINT})")
+    [[ $share_ok == 1 && $conc_ok == 1 ]] || slow_ok=0
+  fi
+  if [[ -n "${SLOW_P99:-}" ]]; then
+    parts+=("fast endpoint's p99 at ${RATE}/s beside it ${SLOW_P99} ms (<= ${TARGET_P99_MS})")
+    [[ $slow_p99_ok == 1 ]] || slow_ok=0
+  fi
+  if (( ${#parts[@]} > 0 )); then
+    VERDICTS+=("target: a receiver answering in $((SLOW_DELAY_MS / 1000)) s does not starve a fast one: $(IFS=';'; echo "${parts[*]}" | sed 's/;/; /g') $(verdict "$slow_ok")")
+    [[ $slow_ok == 1 ]] || ALL_OK=0
+  fi
+fi
+
 echo
 printf '%s\n' "${SUMMARY[@]}"
+printf '%s\n' "${VERDICTS[@]}"
 [[ $ALL_OK == 1 ]] && echo "VERDICT: PASS" || echo "VERDICT: FAIL"

@@ -7,7 +7,8 @@
  * Then it waits for the receiver to have seen every event and reports arrival − commit.
  *
  * Env: DATABASE_URL, RECEIVER (http://127.0.0.1:port), RATE (200), DURATION (30 s), WARMUP (3 s), POOL (8),
- * ACCOUNT_ID, ENVIRONMENT, RESERVATION_ID, TEMPLATE_FILE. Prints one JSON document.
+ * ACCOUNT_ID, ENVIRONMENT, RESERVATION_ID, TEMPLATE_FILE, RESERVATIONS_FILE, PER_RESERVATION (enqueue.ts).
+ * Prints one JSON document.
  */
 import Pg from "pg"
 import { enqueueParams, enqueueSql, newEventId, targetFromEnv } from "./enqueue.ts"
@@ -39,11 +40,11 @@ interface Sent {
 const sent: Array<Sent> = []
 let errors = 0
 
-const commit = async (entry: Sent) => {
+const commit = async (entry: Sent, index: number) => {
   const client = await pool.connect()
   try {
     await client.query("BEGIN")
-    await client.query(SQL, enqueueParams(target, [entry.id], new Date()))
+    await client.query(SQL, enqueueParams(target, [entry.id], new Date(), index))
     await client.query("COMMIT")
     entry.committed = now()
   } catch (e) {
@@ -66,7 +67,7 @@ for (let k = 0; k < total; k++) {
   if (wait > 0) await Bun.sleep(wait)
   const entry: Sent = { id: newEventId(), due, committed: 0, measured: k >= warmupCount }
   sent.push(entry)
-  inflight.push(commit(entry))
+  inflight.push(commit(entry, k))
 }
 await Promise.all(inflight)
 await pool.end()

@@ -32,19 +32,40 @@ export interface Target {
   readonly accountId: string
   readonly environment: string
   readonly reservationId: string
+  /**
+   * The reservations events are spread over (RESERVATIONS_FILE, one id a line; default: `reservationId` alone).
+   * The ordering rule holds a reservation's later deliveries until the earlier one was attempted, so events all
+   * on one reservation would be sent one at a time.
+   */
+  readonly reservationIds: ReadonlyArray<string>
+  /** Events per reservation before moving on to the next (PER_RESERVATION, default 10). */
+  readonly perReservation: number
   /** A stored `reservation.created` body (JSON text), used as the template of every event. */
   readonly template: string
 }
 
 export const newEventId = () => `evt_${randomBytes(16).toString("hex")}`
 
-/** Parameters of `enqueueSql(ids.length)`; every event of one statement shares `createdAt`, as in enqueue. */
-export const enqueueParams = (target: Target, ids: ReadonlyArray<string>, createdAt: Date): Array<unknown> => {
+/** The reservation of the `index`-th event of a run: `perReservation` events each, round robin. */
+export const reservationOf = (target: Target, index: number): string =>
+  target.reservationIds[Math.floor(index / target.perReservation) % target.reservationIds.length]!
+
+/**
+ * Parameters of `enqueueSql(ids.length)`; every event of one statement shares `createdAt`, as in enqueue. `first`
+ * is the run-wide index of the first event (it picks the reservations).
+ */
+export const enqueueParams = (
+  target: Target,
+  ids: ReadonlyArray<string>,
+  createdAt: Date,
+  first = 0
+): Array<unknown> => {
   const template = JSON.parse(target.template) as Record<string, unknown>
   const values: Array<unknown> = []
-  for (const id of ids) {
+  for (const [k, id] of ids.entries()) {
     const body = JSON.stringify({ ...template, id, created_at: createdAt.toISOString() })
-    values.push(id, target.accountId, target.environment, target.reservationId, template.type, createdAt, body)
+    const reservation = reservationOf(target, first + k)
+    values.push(id, target.accountId, target.environment, reservation, template.type, createdAt, body)
   }
   values.push(MAX_ATTEMPTS, createdAt, target.accountId, target.environment)
   return values
@@ -56,10 +77,15 @@ export const targetFromEnv = (): Target => {
     if (!v) throw new Error(`${name} is required`)
     return v
   }
+  const reservationId = need("RESERVATION_ID")
+  const file = process.env.RESERVATIONS_FILE
+  const listed = file ? readFileSync(file, "utf8").split("\n").filter((line) => line !== "") : []
   return {
     accountId: need("ACCOUNT_ID"),
     environment: need("ENVIRONMENT"),
-    reservationId: need("RESERVATION_ID"),
+    reservationId,
+    reservationIds: listed.length > 0 ? listed : [reservationId],
+    perReservation: Number(process.env.PER_RESERVATION ?? 10),
     template: readFileSync(need("TEMPLATE_FILE"), "utf8")
   }
 }

@@ -14,13 +14,18 @@
  * start-up (and the database reads of the baseline) fall outside it: utime+stime of the watched process (all
  * threads), of every backend of `db` (matched by their process title), of this receiver, and of the machine.
  *
- * Env: PORT. `/__arm` may also give `secret`, the endpoint's: the signature of the first request of the run is
+ * Connections: every request's client port is noted, so `sockets` says how many connections carried the run
+ * (keep-alive reuses them). `max_concurrent` is the most requests it held at once.
+ *
+ * Env: PORT; DELAY_MS (0): answer each hook that much later (the slow receiver of the starvation scenario).
+ * `/__arm` may also give `secret`, the endpoint's: the signature of the first request of the run is
  * then verified (`signature_ok`).
  */
 import { createHmac } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 
 const PORT = Number(process.env.PORT ?? 0)
+const DELAY_MS = Number(process.env.DELAY_MS ?? 0)
 
 /** Wall clock with sub-millisecond resolution (same formula in driver.ts). */
 const now = () => performance.timeOrigin + performance.now()
@@ -81,6 +86,9 @@ let userAgent = ""
 let signatureOk: boolean | null = null
 let badRequests = 0
 let waiters: Array<() => void> = []
+let sockets = new Set<number>()
+let concurrent = 0
+let maxConcurrent = 0
 
 const sample = (): Sample => {
   const backends: Record<string, number> = {}
@@ -113,6 +121,8 @@ const stats = () => {
     header_names: headerNames,
     user_agent: userAgent,
     signature_ok: signatureOk,
+    sockets: sockets.size,
+    max_concurrent: maxConcurrent,
     cpu: first !== undefined && last !== undefined
       ? {
         sampled_deliveries: last.count - first.count,
@@ -136,11 +146,14 @@ const server = Bun.serve({
   hostname: "127.0.0.1",
   port: PORT,
   idleTimeout: 60,
-  async fetch(req) {
+  async fetch(req, srv) {
     const url = new URL(req.url)
     if (url.pathname === "/hook") {
       const at = now()
       requests++
+      const peer = srv.requestIP(req)
+      if (peer !== null) sockets.add(peer.port)
+
       const id = req.headers.get("x-service-event-id")
       if (id === null) {
         badRequests++
@@ -165,6 +178,12 @@ const server = Bun.serve({
           finish()
         }
       }
+      if (DELAY_MS > 0) {
+        concurrent++
+        if (concurrent > maxConcurrent) maxConcurrent = concurrent
+        await Bun.sleep(DELAY_MS)
+        concurrent--
+      }
       return new Response(null, { status: 200 })
     }
     if (url.pathname === "/__arm" && req.method === "POST") {
@@ -182,6 +201,8 @@ const server = Bun.serve({
       headerNames = []
       userAgent = ""
       signatureOk = null
+      sockets = new Set()
+      maxConcurrent = concurrent
       finish()
       return Response.json({ ok: true })
     }

@@ -1,11 +1,5 @@
-import {
-  FetchHttpClient,
-  HttpClient,
-  type HttpClientError,
-  HttpClientRequest,
-  type HttpClientResponse
-} from "@effect/platform"
-import { Context, Duration, Effect, Either, Layer, Schema, Stream } from "effect"
+import { Headers, type HttpClientRequest, UrlParams } from "@effect/platform"
+import { Clock, Context, Duration, Effect, Either, FiberRef, Layer, Schema, Stream } from "effect"
 import { lookup } from "node:dns/promises"
 import { errorCode } from "./ErrorCode.ts"
 import { addressProblem, canonicalIp, checkUrl, type Target, UnsafeUrl, type UrlPolicy } from "./UrlSafety.ts"
@@ -18,7 +12,10 @@ import { addressProblem, canonicalIp, checkUrl, type Target, UnsafeUrl, type Url
  * resolves the name a second time, so a DNS answer that changes between the check and the connection (DNS
  * rebinding) cannot move the request to another address. Redirects are never followed.
  *
- * Transport: Bun's `fetch` through `FetchHttpClient`. Checked on Bun 1.4.5 before relying on it: with the URL
+ * Transport: Bun's `fetch` called directly (not through `FetchHttpClient`, whose wrappers cost more than the rest
+ * of a webhook delivery; docs/performance.md), with an `http.client <METHOD>` span as `HttpClient` makes one and
+ * no trace header. Bun pools its connections per host and port, so repeated attempts to one endpoint reuse
+ * them (keep-alive). Checked on Bun 1.4.5 before relying on it: with the URL
  * host an IP, `fetch` sends our `Host` header as given, and `tls.serverName` sets the SNI and is the name the
  * certificate is verified against (a certificate for another name fails with ERR_TLS_CERT_ALTNAME_INVALID,
  * also right after a successful pooled connection to the same IP and port). `redirect: "manual"` returns 3xx
@@ -127,9 +124,6 @@ const UNREACHABLE = new Set([
   "EAFNOSUPPORT"
 ])
 
-const isUnreachable = (error: HttpClientError.HttpClientError) =>
-  error._tag === "RequestError" && error.reason === "Transport" && UNREACHABLE.has(errorCode(error.cause) ?? "")
-
 const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
   const body = new Uint8Array(size)
   let offset = 0
@@ -143,11 +137,8 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => 
 export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, never, Resolver> =>
   Effect.gen(function*() {
     const resolver = yield* Resolver
-    // The fetch client is ours, not taken from the environment: pinning depends on fetch-specific options
-    // (`tls.serverName`, `redirect: "manual"`), which another HttpClient would silently ignore.
-    const client = (yield* Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer)).pipe(
-      HttpClient.withTracerPropagation(false) // no trace headers to partners
-    )
+    // Bun's fetch itself, not an HttpClient from the environment: pinning depends on fetch-specific options
+    // (`tls.serverName`, `redirect: "manual"`), which another client would silently ignore.
     const { policy } = options
     const ca = options.ca === undefined ? undefined : typeof options.ca === "string" ? [options.ca] : [...options.ca]
 
@@ -199,92 +190,158 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
       return init
     }
 
-    const sendTo = (request: HttpClientRequest.HttpClientRequest, target: Target, address: string) => {
-      const pinned = new URL(target.url.href)
-      pinned.hostname = address.includes(":") ? `[${address}]` : address
-      return client.execute(
-        request.pipe(
-          HttpClientRequest.setUrl(pinned.href), // urlParams and hash of the request are kept
-          HttpClientRequest.setHeader("host", target.url.host)
-        )
-      ).pipe(
-        Effect.provideService(FetchHttpClient.RequestInit, fetchInit(target)),
-        // Our fetch, whatever a caller may have put in the context.
-        Effect.provideService(FetchHttpClient.Fetch, globalThis.fetch),
-        Effect.map((response) => ({ response, address }))
-      )
+    const unreachable = (cause: unknown) => UNREACHABLE.has(errorCode(cause) ?? "")
+
+    /** A transport failure (no answer) as the attempt reports it. */
+    const connectFailed = (target: Target, addresses: ReadonlyArray<string>, cause: unknown) => {
+      const code = errorCode(cause) ?? "connection failed"
+      const where = `${target.hostname} (${addresses.join(", ")}) on port ${target.port}`
+      return new OutboundFailed({
+        kind: "connect",
+        message: /CERT|TLS|SSL|VERIFY|SIGNATURE|ISSUER|HOSTNAME_MISMATCH/i.test(code)
+          ? `the TLS certificate of ${where} could not be verified (${code})`
+          : `could not connect to ${where} (${code})`
+      })
     }
 
-    /** Tries the checked addresses in order, moving on only when one refuses or cannot be reached. */
-    const connect = (
-      request: HttpClientRequest.HttpClientRequest,
+    /** Thrown inside the attempt's promise to carry a failure out of it as it is. */
+    class Failed {
+      constructor(readonly error: OutboundFailed) {}
+    }
+
+    /**
+     * Reads at most `max` bytes; the read stops (and the connection is closed) as soon as the body passes it. A
+     * declared length within the limit is read in one piece: the body is bounded by it, and this is several times
+     * cheaper per request than a stream (docs/performance.md, webhook deliveries).
+     */
+    const readBody = async (response: Response, target: Target, max: number, signal: AbortSignal) => {
+      const tooLarge = () =>
+        new Failed(
+          new OutboundFailed({
+            kind: "too_large",
+            message: `the answer of ${target.hostname} is larger than ${max} bytes`
+          })
+        )
+      // The reason is what @effect/platform called a broken body read ("Decode"): the message stays as it was.
+      const broke = (cause: unknown) =>
+        isTimeout(cause) || signal.aborted
+          ? cause
+          : new Failed(
+            new OutboundFailed({ kind: "failed", message: `the answer of ${target.hostname} broke off (Decode)` })
+          )
+      const length = response.headers.get("content-length")
+      const declared = Number(length)
+      if (length !== null && Number.isFinite(declared)) {
+        if (declared > max) {
+          await response.body?.cancel().catch(() => undefined)
+          throw tooLarge()
+        }
+        const buffer = await response.arrayBuffer().catch((cause) => {
+          throw broke(cause)
+        })
+        if (buffer.byteLength > max) throw tooLarge()
+        return new Uint8Array(buffer)
+      }
+      if (response.body === null) return new Uint8Array(0) // no body at all (HEAD, 204, …)
+      const reader = response.body.getReader()
+      const chunks: Array<Uint8Array> = []
+      let size = 0
+      for (;;) {
+        const next = await reader.read().catch((cause) => {
+          throw broke(cause)
+        })
+        if (next.done) return concat(chunks, size)
+        size += next.value.byteLength
+        if (size > max) {
+          await reader.cancel().catch(() => undefined)
+          throw tooLarge()
+        }
+        chunks.push(next.value)
+      }
+    }
+
+    /**
+     * Sends to the checked addresses in order, moving on only when one refuses or cannot be reached, and reads
+     * the answer. Plain `fetch` with the pinning options: `FetchHttpClient`'s request and response wrappers and a
+     * timeout fiber cost more than the rest of a delivery together (docs/performance.md, webhook deliveries).
+     */
+    const sendTo = async (
+      url: URL,
+      init: BunFetchRequestInit,
       target: Target,
       addresses: ReadonlyArray<string>,
-      index = 0
-    ): Effect.Effect<{ response: HttpClientResponse.HttpClientResponse; address: string }, OutboundFailed> =>
-      sendTo(request, target, addresses[index]!).pipe(
-        Effect.catchIf(
-          (error) => index + 1 < addresses.length && isUnreachable(error),
-          () => connect(request, target, addresses, index + 1)
-        ),
-        Effect.mapError((error) => {
-          if (error._tag === "RequestError" && error.reason === "Transport") {
-            const code = errorCode(error.cause) ?? "connection failed"
-            const where = `${target.hostname} (${addresses.join(", ")}) on port ${target.port}`
-            return new OutboundFailed({
-              kind: "connect",
-              message: /CERT|TLS|SSL|VERIFY|SIGNATURE|ISSUER|HOSTNAME_MISMATCH/i.test(code)
-                ? `the TLS certificate of ${where} could not be verified (${code})`
-                : `could not connect to ${where} (${code})`
-            })
-          }
-          return new OutboundFailed({
-            kind: "failed",
-            message: `the request to ${target.hostname} failed (${error.message})`
-          })
-        })
-      )
-
-    /** Reads at most `max` bytes; the read stops (and the connection is closed) as soon as the body passes it. */
-    const readBody = (
-      response: HttpClientResponse.HttpClientResponse,
-      target: Target,
-      max: number
-    ): Effect.Effect<Uint8Array, OutboundFailed> =>
-      Effect.suspend(() => {
-        const tooLarge = new OutboundFailed({
-          kind: "too_large",
-          message: `the answer of ${target.hostname} is larger than ${max} bytes`
-        })
-        const broke = (reason: string) =>
-          new OutboundFailed({ kind: "failed", message: `the answer of ${target.hostname} broke off (${reason})` })
-        const declared = Number(response.headers["content-length"])
-        if (Number.isFinite(declared) && declared > max) return Effect.fail(tooLarge)
-        // A declared length within the limit is read in one piece: the fetch body is bounded by it, and this is
-        // several times cheaper per request than a Stream (docs/performance.md, webhook deliveries).
-        if (response.headers["content-length"] !== undefined && Number.isFinite(declared)) {
-          return response.arrayBuffer.pipe(
-            Effect.map((buffer) => new Uint8Array(buffer)),
-            Effect.filterOrFail((body) => body.byteLength <= max, () => tooLarge),
-            Effect.catchTag("ResponseError", (error) => Effect.fail(broke(error.reason)))
-          )
+      max: number,
+      signal: AbortSignal
+    ): Promise<SafeResponse> => {
+      for (let index = 0;; index++) {
+        const address = addresses[index]!
+        const pinned = new URL(url.href) // urlParams and hash of the request are kept
+        pinned.hostname = address.includes(":") ? `[${address}]` : address
+        let response: Response
+        try {
+          response = await fetch(pinned, { ...init, signal })
+        } catch (cause) {
+          if (isTimeout(cause) || signal.aborted) throw cause
+          if (index + 1 < addresses.length && unreachable(cause)) continue
+          throw new Failed(connectFailed(target, addresses, cause))
         }
-        const chunks: Array<Uint8Array> = []
-        let size = 0
-        return response.stream.pipe(
-          Stream.runForEach((chunk) => {
-            size += chunk.byteLength
-            if (size > max) return Effect.fail(tooLarge)
-            chunks.push(chunk)
-            return Effect.void
-          }),
-          Effect.catchTag("ResponseError", (error) =>
-            error.reason === "EmptyBody" // no body at all (HEAD, 204, …)
-              ? Effect.void
-              : Effect.fail(broke(error.reason))),
-          Effect.map(() => concat(chunks, size))
-        )
-      })
+        const body = await readBody(response, target, max, signal)
+        const headers: Record<string, string> = {}
+        response.headers.forEach((value, name) => {
+          headers[name] = value
+        })
+        return { status: response.status, headers, body, address }
+      }
+    }
+
+    const isTimeout = (cause: unknown) =>
+      typeof cause === "object" && cause !== null && "name" in cause && cause.name === "TimeoutError"
+
+    const bodyOf = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<BodyInit | null> => {
+      const body = request.body
+      switch (body._tag) {
+        case "Raw":
+          return Effect.succeed(body.body as BodyInit)
+        case "Uint8Array":
+          return Effect.succeed(body.body as BodyInit)
+        case "FormData":
+          return Effect.succeed(body.formData)
+        case "Stream":
+          return Effect.orDie(Stream.toReadableStreamEffect(body.stream))
+        default:
+          return Effect.succeed(null)
+      }
+    }
+
+    /**
+     * The `http.client <METHOD>` span `HttpClient` makes, with the same attributes (request and answer headers
+     * redacted as there), naming the URL as the caller gave it rather than the pinned address.
+     */
+    const outboundSpan = <E>(
+      request: HttpClientRequest.HttpClientRequest,
+      url: URL,
+      effect: Effect.Effect<SafeResponse, E>
+    ) =>
+      Effect.useSpan(`http.client ${request.method}`, { kind: "client", captureStackTrace: false }, (span) =>
+        Effect.gen(function*() {
+          const redacted = yield* FiberRef.get(Headers.currentRedactedNames)
+          span.attribute("http.request.method", request.method)
+          span.attribute("server.address", url.origin)
+          if (url.port !== "") span.attribute("server.port", +url.port)
+          span.attribute("url.full", url.toString())
+          span.attribute("url.path", url.pathname)
+          span.attribute("url.scheme", url.protocol.slice(0, -1))
+          if (url.search.length > 1) span.attribute("url.query", url.search.slice(1))
+          for (const [name, value] of Object.entries(Headers.redact(request.headers, redacted))) {
+            span.attribute(`http.request.header.${name}`, String(value))
+          }
+          const result = yield* Effect.withParentSpan(effect, span)
+          span.attribute("http.response.status_code", result.status)
+          for (const [name, value] of Object.entries(Headers.redact(Headers.fromInput(result.headers), redacted))) {
+            span.attribute(`http.response.header.${name}`, String(value))
+          }
+          return result
+        }))
 
     const execute = (
       request: HttpClientRequest.HttpClientRequest,
@@ -293,23 +350,47 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
       Effect.gen(function*() {
         const target = yield* check(request.url)
         const timeout = Duration.decode(executeOptions?.timeout ?? DEFAULT_TIMEOUT)
-        return yield* Effect.gen(function*() {
-          const addresses = yield* addressesOf(target)
-          const { address, response } = yield* connect(request, target, addresses)
-          const body = yield* readBody(response, target, executeOptions?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)
-          const headers: Record<string, string> = { ...response.headers }
-          return { status: response.status, headers, body, address } satisfies SafeResponse
-        }).pipe(
-          Effect.timeoutFail({
-            duration: timeout,
-            onTimeout: () =>
-              new OutboundFailed({
-                kind: "timeout",
-                message: `no complete answer from ${target.hostname} within ${Duration.format(timeout)}`
-              })
-          }),
-          Effect.withSpan("SafeHttp.execute", { attributes: { "server.address": target.hostname } })
+        const max = executeOptions?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+        const timedOut = () =>
+          new OutboundFailed({
+            kind: "timeout",
+            message: `no complete answer from ${target.hostname} within ${Duration.format(timeout)}`
+          })
+        const url = yield* Either.mapLeft(
+          UrlParams.makeUrl(request.url, request.urlParams, request.hash),
+          (error) =>
+            new OutboundFailed({
+              kind: "failed",
+              message: `the request to ${target.hostname} failed (${error.message})`
+            })
         )
+        const started = yield* Clock.currentTimeMillis
+        // Resolution is part of the attempt's time limit: an IP literal needs none.
+        const addresses = target.literal !== undefined
+          ? [target.literal]
+          : yield* addressesOf(target).pipe(Effect.timeoutFail({ duration: timeout, onTimeout: timedOut }))
+        const left = Duration.toMillis(timeout) - ((yield* Clock.currentTimeMillis) - started)
+        if (left <= 0) return yield* timedOut()
+        let headers = Headers.set(request.headers, "host", target.url.host)
+        if (headers["content-length"] !== undefined) headers = Headers.remove(headers, "content-length")
+        const init: BunFetchRequestInit = {
+          ...fetchInit(target),
+          method: request.method,
+          headers,
+          body: yield* bodyOf(request),
+          ...(request.body._tag === "Stream" ? { duplex: "half" } : {})
+        }
+        const sent = Effect.tryPromise({
+          try: (signal) =>
+            sendTo(url, init, target, addresses, max, AbortSignal.any([signal, AbortSignal.timeout(left)])),
+          catch: (cause) =>
+            cause instanceof Failed
+              ? cause.error
+              : isTimeout(cause)
+              ? timedOut()
+              : connectFailed(target, addresses, cause)
+        })
+        return yield* outboundSpan(request, url, sent)
       })
 
     return SafeHttp.of({ policy, check, execute })

@@ -1,5 +1,6 @@
 import {
   Cause,
+  Clock,
   DateTime,
   Duration,
   Effect,
@@ -18,8 +19,31 @@ import * as Listen from "../db/Listen.ts"
 import { Deliveries } from "./Deliveries.ts"
 import { DELIVERY_TIMEOUT } from "./RetryPolicy.ts"
 
-/** Deliveries in flight per instance. */
-export const DELIVERY_CONCURRENCY = 32
+/**
+ * Requests in flight to one endpoint from one instance (as many as there were to any endpoint before the bound
+ * was per endpoint: what a receiver sees is unchanged). One slow receiver holds at most these requests, and
+ * `ENDPOINT_CLAIMED` of the instance's `DELIVERY_CONCURRENCY`.
+ */
+export const ENDPOINT_CONCURRENCY = 32
+
+/** Attempts per instance, in flight or being recorded, to all endpoints together. */
+export const DELIVERY_CONCURRENCY = 512
+
+/**
+ * Deliveries claimed per endpoint at most: its requests in flight and as many waiting for a slot, so that the next
+ * request to a fast receiver starts when one ends rather than a claim later.
+ */
+const ENDPOINT_CLAIMED = 2 * ENDPOINT_CONCURRENCY
+
+/** A delivery that waited this long for its endpoint's slot renews its lease before its request. */
+const RENEW_AFTER = Duration.seconds(3)
+
+/**
+ * While an endpoint has all its claims busy, the loop relies on finished attempts to wake it; this bounds how late
+ * a retry of another endpoint, due meanwhile, can be seen (the `nextDueAt` aggregate is not asked then: over a
+ * long backlog it is the costliest statement; docs/performance.md).
+ */
+const AT_ENDPOINT_CAP = Duration.seconds(1)
 
 /**
  * How long an idle loop sleeps at most before looking again. On PostgreSQL, `NOTIFY` wakes it as soon as a
@@ -28,19 +52,31 @@ export const DELIVERY_CONCURRENCY = 32
  */
 const BACKSTOP = { postgres: Duration.seconds(30), embedded: Duration.seconds(1) } as const
 
+/** How long a woken loop gathers finished attempts before claiming, in a backlog. */
+const CLAIM_GATHER = Duration.millis(2)
+
 /** After a failed round (the database away), the next one comes this soon. */
 const RETRY_AFTER_FAILURE = Duration.seconds(1)
 
 /**
- * The delivery loop (ROLE=worker|all; design §1, §7): claims due deliveries up to the free capacity, attempts
- * each in its own fiber, and sleeps until woken — by `NOTIFY webhook_deliveries` (a new or redelivered row),
- * by a finished attempt when it was at capacity, or by the time the next retry falls due.
+ * The delivery loop (ROLE=worker|all; design §1, §7): claims due deliveries up to the free capacity (at most
+ * `ENDPOINT_CONCURRENCY` in flight per endpoint), attempts each in its own fiber, and sleeps until woken — by
+ * `NOTIFY webhook_deliveries` (a new or redelivered row), by a finished request or attempt, or by the time the
+ * next retry falls due. The outcomes are recorded in batches by `Deliveries`' recorder.
  */
 export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   const deliveries = yield* Deliveries
   const database = yield* Database
   const wake = yield* Queue.sliding<void>(1)
   const inFlight = yield* Ref.make(0)
+  /** Per endpoint: deliveries claimed whose request has not been answered yet (waiting for a slot or sent). */
+  const claimed = new Map<string, number>()
+  /** Per endpoint with claimed deliveries: its `ENDPOINT_CONCURRENCY` request slots. */
+  const slots = new Map<string, Effect.Semaphore>()
+  const endpointFull = () => {
+    for (const n of claimed.values()) if (n >= ENDPOINT_CLAIMED) return true
+    return false
+  }
   /** Rounds failed in a row. */
   const failures = yield* Ref.make(0)
   const backstop = BACKSTOP[database.mode === "embedded" ? "embedded" : "postgres"]
@@ -79,19 +115,52 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     )
   )
 
+  /** How many rows the last claim took. */
+  let lastClaim = 0
+
   /** One round: claims what fits and starts it; answers whether more may be waiting right now. */
   const round = Effect.gen(function*() {
     const free = DELIVERY_CONCURRENCY - (yield* Ref.get(inFlight))
     if (free <= 0) return false
-    const jobs = yield* deliveries.claim(free)
+    const jobs = yield* deliveries.claim(free, { perEndpoint: ENDPOINT_CLAIMED, busy: claimed })
+    const claimedAt = yield* Clock.currentTimeMillis
     yield* Ref.update(inFlight, (n) => n + jobs.length)
     for (const job of jobs) {
-      yield* deliveries.attempt(job).pipe(
+      const endpoint = job.endpoint_id
+      claimed.set(endpoint, (claimed.get(endpoint) ?? 0) + 1)
+      let slot = slots.get(endpoint)
+      if (slot === undefined) {
+        slot = yield* Effect.makeSemaphore(ENDPOINT_CONCURRENCY)
+        slots.set(endpoint, slot)
+      }
+      // Counted once, when its receiver answered (or at the end, whatever happened).
+      const sent = yield* Effect.once(Effect.suspend(() => {
+        const left = (claimed.get(endpoint) ?? 1) - 1
+        if (left > 0) claimed.set(endpoint, left)
+        else {
+          claimed.delete(endpoint)
+          slots.delete(endpoint) // nobody holds or waits for its slots any more
+        }
+        return wake.offer(undefined)
+      }))
+      // A delivery that waited long for a slot (a slow receiver) renews its lease before its request, so that
+      // the lease still outlives the attempt.
+      const renew = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        now - claimedAt > Duration.toMillis(RENEW_AFTER) ? deliveries.renew(job) : Effect.void)
+      const gate = slot.withPermits(1)
+      yield* deliveries.attempt(job, {
+        gate: (request) => gate(Effect.zipRight(renew, request)),
+        onSent: sent
+      }).pipe(
         Effect.catchAllCause((cause) => Effect.logError("webhook delivery attempt failed", cause)),
+        Effect.ensuring(sent),
         Effect.ensuring(finished),
         Effect.forkIn(attempts)
       )
     }
+    lastClaim = jobs.length
+    // An endpoint at its bound hides no other's rows (the claim bounds each endpoint on its own); only the
+    // total limit can have left due rows behind.
     return jobs.length === free
   })
 
@@ -109,8 +178,13 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     // At capacity, the next finished attempt wakes the loop: no need to ask the table when the next row is due
     // (that aggregate is the costliest statement of a backlog; docs/performance.md).
     const full = (yield* Ref.get(inFlight)) >= DELIVERY_CONCURRENCY
-    const sleep = full ? backstop : yield* idleFor
+    const sleep = full ? backstop : endpointFull() ? AT_ENDPOINT_CAP : yield* idleFor
+    const backlog = lastClaim > 1 && (yield* Ref.get(inFlight)) > 0
     yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(sleep))
+    // In a backlog (the last claim took several rows, attempts are in flight) they finish one by one and each
+    // wakes the loop: gathering them for a moment lets one claim take several rows (a claim per delivery is
+    // what a backlog cost most; docs/performance.md). A lone new delivery is claimed at once.
+    if (backlog) yield* Effect.sleep(CLAIM_GATHER)
   }).pipe(
     Effect.zipLeft(Ref.set(failures, 0)),
     // The database away (docs/reliability.md): try again every second, not after the backstop — deliveries

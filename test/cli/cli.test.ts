@@ -382,7 +382,8 @@ describe("migrate", () => {
             "0011_reference_overrides",
             "0015_alerts",
             "0016_trace_context",
-            "0017_secrets_at_rest"
+            "0017_secrets_at_rest",
+            "0018_delivery_endpoint_due"
           ]
         }
       })
@@ -429,7 +430,8 @@ describe("migrate", () => {
         { migration_id: 11, name: "reference_overrides" },
         { migration_id: 15, name: "alerts" },
         { migration_id: 16, name: "trace_context" },
-        { migration_id: 17, name: "secrets_at_rest" }
+        { migration_id: 17, name: "secrets_at_rest" },
+        { migration_id: 18, name: "delivery_endpoint_due" }
       ])
     } finally {
       await target.drop()
