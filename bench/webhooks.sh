@@ -6,7 +6,7 @@
 #    of Outbox.enqueue in batches, BENCH_PER_RESERVATION consecutive events per reservation over
 #    ceil(N / BENCH_PER_RESERVATION) reservations, so that the ordering rule does not send them one at a time)
 #    to one active endpoint pointing at a local receiver (bench/webhooks/
-#    receiver.ts, its own process). The service (`bun src/main.ts`, ROLE=worker) is started on them and timed
+#    receiver.ts, its own process). The service (`dist/main.js`, ROLE=worker) is started on them and timed
 #    from the first to the last arrival at the receiver (its boot is excluded); the baseline
 #    (bench/webhooks/baseline.ts: plain fetch, same concurrency, same headers and HMAC, no database while
 #    sending) POSTs the same stored bodies. BENCH_ROUNDS rounds, order reversed every other round, fresh rows
@@ -33,7 +33,9 @@
 #   wait, per run, for other processes to leave the CPUs), BENCH_TIMEOUT (240: longest run, seconds),
 #   BENCH_SQL_BASELINE (1), BENCH_SKIP_LATENCY=1, BENCH_SKIP_THROUGHPUT=1, BENCH_KEEP=1 (keep the work
 #   directory with the logs), BENCH_BUN_FLAGS (flags of the services' bun, e.g. `--cpu-prof-md --cpu-prof-dir=DIR`),
-#   BENCH_PER_RESERVATION (10), BENCH_SLOW (1), BENCH_SLOW_DELAY_MS (5000).
+#   BENCH_PER_RESERVATION (10), BENCH_SLOW (1), BENCH_SLOW_DELAY_MS (5000), BENCH_ENTRY (dist: the production
+#   bundle `npm start` runs, built first by scripts/build.ts; src: `bun src/main.ts`), BENCH_JSC_RAM (268435456:
+#   BUN_JSC_forceRAMSize of the service, as `npm start` sets it; "" for Bun's default).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -53,6 +55,10 @@ PGUSER_=${BENCH_PGUSER:-postgres}
 QUIET_WAIT=${BENCH_QUIET_WAIT:-15}
 TIMEOUT=${BENCH_TIMEOUT:-240}
 SQL_BASELINE=${BENCH_SQL_BASELINE:-1}
+ENTRY=${BENCH_ENTRY:-dist}
+JSC_RAM=${BENCH_JSC_RAM-268435456}
+case "$ENTRY" in dist) ENTRY_FILE=dist/main.js ;; src) ENTRY_FILE=src/main.ts ;;
+  *) echo "BENCH_ENTRY is dist or src" >&2; exit 2 ;; esac
 PER_RES=${BENCH_PER_RESERVATION:-10}
 SLOW=${BENCH_SLOW:-1}
 SLOW_DELAY_MS=${BENCH_SLOW_DELAY_MS:-5000}
@@ -92,7 +98,11 @@ MEM_GB=$(awk '/^MemTotal/ {printf "%.0f", $2 / 1048576}' /proc/meminfo)
 GIT_REV=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 GIT_DIRTY=$(git status --porcelain -- src 2>/dev/null | grep -q . && echo " + uncommitted changes in src" || true)
 log "machine: $(nproc) CPU ($CPU_MODEL), ${MEM_GB} GB RAM; bun $BUN_VERSION; PostgreSQL $PG_VERSION"
-log "service: working tree at $GIT_REV$GIT_DIRTY; ENDPOINT_CONCURRENCY $PER_ENDPOINT, DELIVERY_CONCURRENCY $TOTAL"
+log "service: working tree at $GIT_REV$GIT_DIRTY as $ENTRY_FILE, BUN_JSC_forceRAMSize=${JSC_RAM:-unset};" \
+  "ENDPOINT_CONCURRENCY $PER_ENDPOINT, DELIVERY_CONCURRENCY $TOTAL"
+if [[ $ENTRY == dist ]]; then
+  "$BUN" scripts/build.ts >&2 || die "building the bundle failed"
+fi
 
 # ---------------------------------------------------------------------------------------------- processes
 ADMIN_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
@@ -103,7 +113,7 @@ start_service() { # name role port → PID[name]; returns once /readyz answers
   mkdir -p "$WORK/$name.data"
   env DATABASE_URL="$DATABASE_URL" ROLE="$role" LOG_LEVEL=Warning ADMIN_TOKEN="$ADMIN_TOKEN" SECRETS_KEY="$SECRETS_KEY" PORT="$port" HOST=127.0.0.1 \
     WEBHOOK_ALLOW_PRIVATE_URLS=true DATA_DIR="$WORK/$name.data" REDIS_URL= PUBLIC_BASE_URL=https://checkin.bench.invalid \
-    "$BUN" ${BENCH_BUN_FLAGS:-} src/main.ts >>"$WORK/$name.log" 2>&1 &
+    ${JSC_RAM:+BUN_JSC_forceRAMSize=$JSC_RAM} "$BUN" ${BENCH_BUN_FLAGS:-} "$ENTRY_FILE" >>"$WORK/$name.log" 2>&1 &
   PID[$name]=$!
 }
 wait_ready() { # name port
