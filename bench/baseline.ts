@@ -145,14 +145,14 @@ const insertReservationSql = (columns: ReadonlyArray<string>) =>
 
 // Outbox.enqueue of one event, with its deliveries to the subscribed active endpoints in the same statement.
 const INSERT_EVENT_SQL = `
-          WITH ev AS (INSERT INTO events ("id","account_id","environment","reservation_id","type","created_at","body") VALUES ($1,$2,$3,$4,$5,$6,$7) RETURNING seq, id, type)
+          WITH ev AS (INSERT INTO events ("id","account_id","environment","reservation_id","type","created_at","body") VALUES ($1,$2,$3,$4,$5,$6,$7) RETURNING seq, id, type, reservation_id, created_at)
           INSERT INTO webhook_deliveries
-            (endpoint_id, event_seq, event_id, event_type, account_id, environment, status, max_attempts,
-             next_attempt_at, created_at)
-          SELECT e.id, ev.seq, ev.id, ev.type, e.account_id, e.environment, 'pending', $8, $9,
-            $10
+            (endpoint_id, event_seq, event_id, event_type, reservation_id, account_id, environment, status,
+             max_attempts, next_attempt_at, created_at)
+          SELECT e.id, ev.seq, ev.id, ev.type, ev.reservation_id, e.account_id, e.environment, 'pending', $8,
+            $9, ev.created_at
           FROM ev JOIN webhook_endpoints e
-            ON e.account_id = $11 AND e.environment = $12 AND e.is_active
+            ON e.account_id = $10 AND e.environment = $11 AND e.is_active
             AND (e.events ? '*' OR e.events ? ev.type)
           ORDER BY ev.seq, e.id`
 
@@ -475,7 +475,6 @@ const createReservation = async (request: Request): Promise<Response> => {
         data: eventData(row)
       }),
       10, // MAX_ATTEMPTS of src/webhooks/RetryPolicy.ts
-      createdAt,
       createdAt,
       key.accountId,
       key.environment
