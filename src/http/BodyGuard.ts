@@ -210,7 +210,8 @@ export const readMultipart = (
 ): Effect.Effect<HttpServerRequest.HttpServerRequest, Refusal> =>
   Effect.map(readBytes(request, limit), (bytes) => new GuardedRequest(request, { bytes, text: undefined }))
 
-const multipartError = (cause: MP.MultipartError): Multipart.MultipartError => {
+/** A multipasta failure as the platform's reasons: a reached limit by its limit, anything else a parse error. */
+export const multipartError = (cause: MP.MultipartError): Multipart.MultipartError => {
   if (cause._tag !== "ReachedLimit") return new Multipart.MultipartError({ reason: "Parse", cause })
   const reason = ({
     MaxParts: "TooManyParts",
@@ -219,6 +220,26 @@ const multipartError = (cause: MP.MultipartError): Multipart.MultipartError => {
     MaxTotalSize: "BodyTooLarge"
   } as const)[cause.limit]
   return new Multipart.MultipartError({ reason, cause })
+}
+
+/**
+ * The platform's own multipart parser (a route the guard does not know, e.g. a path whose parameter holds a `/`)
+ * wraps multipasta's failure as `InternalError`: the reason it stands for, so that it is a 400/413, not a 500.
+ */
+const MULTIPASTA_ERRORS = new Set<unknown>([
+  "InvalidBoundary",
+  "BadHeaders",
+  "InvalidDisposition",
+  "ReachedLimit",
+  "EndNotReached"
+] satisfies ReadonlyArray<MP.MultipartError["_tag"]>)
+
+export const unwrapPlatformMultipart = (error: Multipart.MultipartError): Multipart.MultipartError => {
+  const cause = error.cause as { readonly _tag?: unknown } | null | undefined
+  return error.reason === "InternalError" && typeof cause === "object" && cause !== null &&
+      MULTIPASTA_ERRORS.has(cause._tag)
+    ? multipartError(cause as MP.MultipartError)
+    : error
 }
 
 /** Every part of a multipart body held in memory, or the first error (the parse is synchronous). */

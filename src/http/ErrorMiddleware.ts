@@ -228,7 +228,7 @@ export const layer = (routes: ReadonlyArray<Route>) => {
       if (error._tag === "RouteNotFound") return Effect.succeed(routeNotFound(request))
     }
     if (error instanceof Multipart.MultipartError) {
-      const answer = multipartRefusal(error)
+      const answer = multipartRefusal(BodyGuard.unwrapPlatformMultipart(error))
       if (answer !== undefined) return Effect.succeed(answer)
     }
     const away = Cause.find(cause, (reason) => {
