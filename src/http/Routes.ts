@@ -8,8 +8,15 @@ export interface Route {
   readonly body?: BodyKind
 }
 
+// As the router (find-my-way) matches: case-insensitive, a trailing slash ignored.
 const matcher = (pattern: string) =>
-  new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\?:[A-Za-z_]\w*/g, "[^/]+")}/?$`)
+  new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\?:[A-Za-z_]\w*/g, "[^/]+")}/?$`, "i")
+
+/**
+ * A request path as the router sees it: repeated slashes are one (find-my-way's `ignoreDuplicateSlashes`), so
+ * `/guests/x//document` is the document route here too, and the body guard reads its body as that route's.
+ */
+const routerPath = (path: string) => path.includes("//") ? path.replace(/\/{2,}/g, "/") : path
 
 /**
  * The routes of a server, compiled once, for what happens outside the router: telling a 404 from a 405 (the
@@ -26,16 +33,16 @@ export const compile = (routes: ReadonlyArray<Route>) => {
   return {
     /** The methods some route allows on `path`. */
     allowed: (path: string): ReadonlyArray<string> =>
-      [...new Set(compiled.filter((route) => route.regex.test(path)).map((route) => route.method))],
+      [...new Set(compiled.filter((route) => route.regex.test(routerPath(path))).map((route) => route.method))],
     /** `/api/partners/webhooks/:id`, not the id: a template keeps ids and external_ids out of the log. */
     templateOf: (method: string, path: string): string =>
-      compiled.find((route) => route.method === method && route.regex.test(path))?.path ??
-        compiled.find((route) => route.regex.test(path))?.path ??
+      compiled.find((route) => route.method === method && route.regex.test(routerPath(path)))?.path ??
+        compiled.find((route) => route.regex.test(routerPath(path)))?.path ??
         "(unknown route)",
     /** The body that the route of `method path` reads; undefined when it reads none or there is no route. */
     bodyOf: (method: string, path: string): BodyKind | undefined =>
       staticBodies.get(`${method} ${path}`) ??
-        withBody.find((route) => route.method === method && route.regex.test(path))?.body
+        withBody.find((route) => route.method === method && route.regex.test(routerPath(path)))?.body
   } as const
 }
 export type CompiledRoutes = ReturnType<typeof compile>
