@@ -46,6 +46,17 @@ CLK_TCK=$(getconf CLK_TCK)
 free_port() { "$BUN" -e 'const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } }); console.log(s.port); s.stop(true)'; }
 # json_get path: one field of a JSON document (stdin), dotted path; objects are printed as JSON.
 json_get() { FIELD="$1" "$BUN" -e 'const v = JSON.parse(await Bun.stdin.text()); const r = process.env.FIELD.split(".").reduce((o, k) => o?.[k], v); console.log(typeof r === "object" ? JSON.stringify(r) : r)'; }
+# CPU ticks (user + system, all threads) of the given pids.
+cpu_ticks() {
+  local total=0 pid f
+  for pid in "$@"; do
+    [[ -r /proc/$pid/stat ]] || continue
+    # After "pid (comm) " the fields start at field 3 (state): utime is field 14, stime field 15.
+    read -r -a f < <(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null) || continue
+    total=$((total + f[11] + f[12]))
+  done
+  echo "$total"
+}
 machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat; }
 wait_quiet() {
   local deadline=$((SECONDS + QUIET_WAIT)) t0 t1 busy

@@ -384,17 +384,6 @@ if [[ " ${CASES[*]} " == *" properties "* ]]; then
 fi
 
 # ---------------------------------------------------------------------------------------------- rounds
-# CPU ticks (user + system, all threads) of the given pids.
-cpu_ticks() {
-  local total=0 pid f
-  for pid in "$@"; do
-    [[ -r /proc/$pid/stat ]] || continue
-    # After "pid (comm) " the fields start at field 3 (state): utime is field 14, stime field 15.
-    read -r -a f < <(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null) || continue
-    total=$((total + f[11] + f[12]))
-  done
-  echo "$total"
-}
 # PostgreSQL backends serving the connections that process $1 holds (matched by client port).
 pg_backends() {
   local ports

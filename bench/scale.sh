@@ -124,16 +124,6 @@ fi
 
 # ---------------------------------------------------------------------------------------------- measuring
 # utime + stime in clock ticks of the given pids (all threads); a pid gone counts 0.
-cpu_ticks() {
-  local total=0 pid f
-  for pid in "$@"; do
-    [[ -r /proc/$pid/stat ]] || continue
-    # After "pid (comm) " the fields start at field 3 (state): utime is field 14, stime field 15.
-    read -r -a f < <(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null) || continue
-    total=$((total + f[11] + f[12]))
-  done
-  echo "$total"
-}
 # PostgreSQL backends of the bench database, by process title ("postgres: [cluster: ]user db host(port) state"),
 # as bench/webhooks/receiver.ts finds them: every instance's pool, whichever instance holds the connection.
 pg_backends() {
