@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option, Schema } from "effect"
-import { PgPool, rawQuery } from "../db/Database.ts"
+import { inTransaction, PgPool, rawQuery } from "../db/Database.ts"
 import type { Environment } from "../shared/Environment.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import { GuestRow, type NewGuest, ReservationRow } from "./ReservationRow.ts"
@@ -82,13 +82,13 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           Effect.map(first)
         ),
       findByExternalId: (ref: ExternalRef, options: { readonly lock: boolean }) =>
-        sql`
+        inTransaction(sql`
         SELECT * FROM reservations
         WHERE account_id = ${ref.accountId} AND environment = ${ref.environment} AND external_id = ${ref.externalId}
-        ${options.lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.orDie, Effect.flatMap(reservations), Effect.map(first)),
+        ${options.lock ? sql`FOR UPDATE` : sql``}`).pipe(Effect.orDie, Effect.flatMap(reservations), Effect.map(first)),
       /** The reservation, locked until the end of the caller's transaction. */
       lock: (id: string) =>
-        sql`SELECT * FROM reservations WHERE id = ${id} FOR UPDATE`.pipe(
+        inTransaction(sql`SELECT * FROM reservations WHERE id = ${id} FOR UPDATE`).pipe(
           Effect.orDie,
           Effect.flatMap(reservations),
           Effect.map(first)
@@ -103,16 +103,16 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
         ),
       /** Every guest of a reservation, in registration order (the primary first). */
       guests: (reservationId: string) =>
-        sql`SELECT * FROM guests WHERE reservation_id = ${reservationId} ORDER BY position`.pipe(
+        inTransaction(sql`SELECT * FROM guests WHERE reservation_id = ${reservationId} ORDER BY position`).pipe(
           Effect.orDie,
           Effect.flatMap(guestRows)
         ),
       /** The `nacionalidad` of each registered guest, in order (who goes to SIRE, design §6.3). */
       registeredNationalities: (reservationId: string) =>
         Effect.map(
-          sql<{ nacionalidad: string | null }>`
+          inTransaction(sql<{ nacionalidad: string | null }>`
             SELECT nacionalidad FROM guests WHERE reservation_id = ${reservationId} AND registered_at IS NOT NULL
-            ORDER BY position`,
+            ORDER BY position`),
           (rows) => rows.map((row) => row.nacionalidad ?? "CO")
         ).pipe(Effect.orDie),
       /**
@@ -122,7 +122,7 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
       insert: (draft: ReservationDraft) =>
         Effect.flatMap(TraceContext.current, (traceParent) => {
           const row = { ...withoutNulls(encodeColumns(draft)), ...TraceContext.column(traceParent) }
-          return sql`INSERT INTO reservations ${sql.insert(row)} RETURNING *`
+          return inTransaction(sql`INSERT INTO reservations ${sql.insert(row)} RETURNING *`)
         }).pipe(
           Effect.orDie,
           Effect.flatMap(reservations),
@@ -130,15 +130,15 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
         ),
       /** Writes the given columns; fails (a defect) if the reservation is gone. */
       update: (id: string, columns: Partial<ReservationDraft>) =>
-        sql`UPDATE reservations SET ${sql.update(encodeColumns(columns))} WHERE id = ${id} RETURNING *`.pipe(
+        inTransaction(sql`UPDATE reservations SET ${sql.update(encodeColumns(columns))} WHERE id = ${id} RETURNING *`).pipe(
           Effect.orDie,
           Effect.flatMap(reservations),
           Effect.flatMap(one)
         ),
       /** Several reservations, locked in id order until the end of the caller's transaction. */
       lockAll: (ids: ReadonlyArray<string>) =>
-        ids.length === 0 ? Effect.succeed<ReadonlyArray<ReservationRow>>([]) : sql`
-          SELECT * FROM reservations WHERE id IN ${sql.in(ids)} ORDER BY id FOR UPDATE`.pipe(
+        ids.length === 0 ? Effect.succeed<ReadonlyArray<ReservationRow>>([]) : inTransaction(sql`
+          SELECT * FROM reservations WHERE id IN ${sql.in(ids)} ORDER BY id FOR UPDATE`).pipe(
           Effect.orDie,
           Effect.flatMap(reservations)
         ),
@@ -155,8 +155,9 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           }
           const written: Array<ReservationRow> = []
           for (const { columns, ids } of groups.values()) {
-            const rows = yield* sql`UPDATE reservations SET ${sql.update(columns)} WHERE id IN ${sql.in(ids)} RETURNING *`
-              .pipe(Effect.orDie, Effect.flatMap(reservations))
+            const rows = yield* inTransaction(
+              sql`UPDATE reservations SET ${sql.update(columns)} WHERE id IN ${sql.in(ids)} RETURNING *`
+            ).pipe(Effect.orDie, Effect.flatMap(reservations))
             written.push(...rows)
           }
           return written
@@ -165,10 +166,10 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
       addGuests: (reservationId: string, guests: ReadonlyArray<NewGuest>) =>
         guests.length === 0
           ? Effect.succeed<ReadonlyArray<GuestRow>>([])
-          : sql`INSERT INTO guests ${sql.insert(guests.map((guest) => ({ ...guest, reservation_id: reservationId })))}
-              RETURNING *`.pipe(Effect.flatMap(guestRows)),
+          : inTransaction(sql`INSERT INTO guests ${sql.insert(guests.map((guest) => ({ ...guest, reservation_id: reservationId })))}
+              RETURNING *`).pipe(Effect.flatMap(guestRows)),
       updateGuest: (id: string, columns: { readonly registered_at?: Date; readonly document_uploaded?: boolean }) =>
-        sql`UPDATE guests SET ${sql.update(columns)} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+        inTransaction(sql`UPDATE guests SET ${sql.update(columns)} WHERE id = ${id}`).pipe(Effect.asVoid, Effect.orDie),
       /** A document photo fetched in the background was stored (design §6.5); registration does not change. */
       markDocumentUploaded: (guestId: string) =>
         sql`UPDATE guests SET document_uploaded = true WHERE id = ${guestId}`.pipe(Effect.asVoid, Effect.orDie),

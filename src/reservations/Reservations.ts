@@ -5,6 +5,7 @@ import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { simulatedMincitCode } from "../compliance/Simulated.ts"
 import { SireRecords } from "../compliance/SireRecords.ts"
 import { AppConfig } from "../config/AppConfig.ts"
+import { inTransaction } from "../db/Database.ts"
 import { isUniqueViolation } from "../db/SqlErrors.ts"
 import { enqueuePhotoFetches } from "../documents/PhotoFetcher.ts"
 import { checkUsable, type PropertyScope } from "../properties/Property.ts"
@@ -147,10 +148,10 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
     /** What a property's settings say about reporting (design §6.9). */
     const reportingSettings = (propertyId: string) =>
       Effect.map(
-        sql<Lifecycle.ReportingSettings>`
+        inTransaction(sql<Lifecycle.ReportingSettings>`
           SELECT reports_tra, reports_sire, tra_token IS NOT NULL AS has_tra_token,
                  sire_hotel_code IS NOT NULL AS has_sire_hotel_code
-          FROM properties WHERE id = ${propertyId}`,
+          FROM properties WHERE id = ${propertyId}`),
         (rows) => rows[0]
       ).pipe(
         Effect.orDie,
@@ -298,18 +299,18 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
       Effect.gen(function*() {
         type Found = PropertyScope & { id: string; requires_contract_signature: boolean }
         const [reference, rows] = body.property_id !== undefined
-          ? [body.property_id, yield* sql<Found>`
+          ? [body.property_id, yield* inTransaction(sql<Found>`
               SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
-              WHERE id = ${body.property_id}`]
+              WHERE id = ${body.property_id}`)]
           : body.property_external_id !== undefined
-          ? [body.property_external_id, yield* sql<Found>`
+          ? [body.property_external_id, yield* inTransaction(sql<Found>`
               SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
               WHERE account_id = ${key.accountId} AND environment = ${key.environment}
-                AND external_id = ${body.property_external_id}`]
-          : [body.rnt_id ?? "", yield* sql<Found>`
+                AND external_id = ${body.property_external_id}`)]
+          : [body.rnt_id ?? "", yield* inTransaction(sql<Found>`
               SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
               WHERE account_id = ${key.accountId} AND rnt_id = ${body.rnt_id ?? ""}
-              ORDER BY (environment = ${key.environment}) DESC, created_at LIMIT 1`]
+              ORDER BY (environment = ${key.environment}) DESC, created_at LIMIT 1`)]
         const property = rows[0]
         yield* checkUsable(property, key, reference)
         return property === undefined
@@ -323,8 +324,8 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
      */
     const claim = (key: AuthenticatedKey, externalId: string) =>
       Effect.flatMap(
-        sql<{ locked: boolean }>`
-          SELECT pg_try_advisory_xact_lock(${lockKey(key.accountId, key.environment, externalId)}::bigint) AS locked`,
+        inTransaction(sql<{ locked: boolean }>`
+          SELECT pg_try_advisory_xact_lock(${lockKey(key.accountId, key.environment, externalId)}::bigint) AS locked`),
         (rows) => rows[0]?.locked === true ? Effect.void : Effect.fail(creationInProgress(externalId))
       )
 

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect } from "effect"
+import { inTransaction } from "../db/Database.ts"
 import type { LifecycleEvent } from "../reservations/Lifecycle.ts"
 import type { Environment } from "../shared/Environment.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
@@ -35,8 +36,8 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
         // `created_at` is strictly increasing per reservation (design §6.14 "Order"): a millisecond after the
         // reservation's latest event, and a millisecond apart within one change. The caller holds the
         // reservation's row lock, so no other change of it writes events meanwhile.
-        const [latest] = entry.isNew === true ? [] : yield* sql<{ created_at: Date }>`
-          SELECT created_at FROM events WHERE reservation_id = ${entry.reservationId} ORDER BY seq DESC LIMIT 1`
+        const [latest] = entry.isNew === true ? [] : yield* inTransaction(sql<{ created_at: Date }>`
+          SELECT created_at FROM events WHERE reservation_id = ${entry.reservationId} ORDER BY seq DESC LIMIT 1`)
         const first = Math.max(now.getTime(), latest === undefined ? 0 : latest.created_at.getTime() + 1)
         const rows = entry.types.map((type, index) => {
           const id = newEventId()
@@ -63,7 +64,7 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
         // One statement writes the events, in order (seq follows `types`), and one delivery per (event, active
         // endpoint of the account and environment subscribed to its type) — design §6.14, issue 4: deliveries
         // are created in the same transaction as their event.
-        yield* sql`
+        yield* inTransaction(sql`
           WITH ev AS (INSERT INTO events ${sql.insert(rows)} RETURNING seq, id, type, reservation_id, created_at)
           INSERT INTO webhook_deliveries
             (endpoint_id, event_seq, event_id, event_type, reservation_id, account_id, environment, status,
@@ -73,7 +74,7 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
           FROM ev JOIN webhook_endpoints e
             ON e.account_id = ${entry.accountId} AND e.environment = ${entry.environment} AND e.is_active
             AND (e.events ? '*' OR e.events ? ev.type)
-          ORDER BY ev.seq, e.id`
+          ORDER BY ev.seq, e.id`)
         return rows.map((row) => row.id)
       }).pipe(Effect.orDie, Effect.withSpan("Outbox.enqueue"))
 
