@@ -24,6 +24,7 @@
 #   tiny local sink, bench/otlp-sink.ts, so every request makes and exports its spans) beside the usual service
 #   (traces unset); its SQL is not compared for `create`, where it also stores each job's trace context,
 #   BENCH_BUN_FLAGS: flags for the services' bun (e.g. `--cpu-prof-md --cpu-prof-dir=DIR`: a profile per start),
+#   BENCH_BASELINE_BUN_FLAGS: the same for the baseline's bun (its profile beside the service's),
 #   BENCH_ENTRY (dist: the production bundle `npm start` runs, built first by scripts/build.ts; src: `bun src/main.ts`),
 #   BENCH_RATE (200) and BENCH_RATE_DURATION (10: seconds): the fixed-rate latency run of each case (bench/rate.ts),
 #   BENCH_STARTS (3: starts timed per kind: fresh embedded DATA_DIR, embedded restart, DATABASE_URL),
@@ -139,7 +140,7 @@ start_server() { # name
   [[ -n "${PORT[$name]:-}" ]] || PORT[$name]=$(free_port)
   if [[ $name == baseline ]]; then
     env DATABASE_URL="$DATABASE_URL" DB_POOL_SIZE="$POOL" PORT="${PORT[$name]}" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" \
-      "$BUN" bench/baseline.ts >>"$WORK/$name.log" 2>&1 &
+      "$BUN" ${BENCH_BASELINE_BUN_FLAGS:-} bench/baseline.ts >>"$WORK/$name.log" 2>&1 &
   else
     mkdir -p "$WORK/$name.data"
     (cd "${DIR[$name]}" && exec env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL="${LEVEL[$name]:-Warning}" LOG_FORMAT=json ADMIN_TOKEN="$ADMIN_TOKEN" SECRETS_KEY="$SECRETS_KEY" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" \
