@@ -10,7 +10,8 @@
 #      fake's token, an RNT, SIRE hotel and city codes;
 #   3. not timed: BENCH_N registrations through endpoint 7 with the live key (bench/reports/seed.ts),
 #      check_in = today in Bogotá, so all are due; then VACUUM ANALYZE and CHECKPOINT;
-#   4. timed (bench/reports/run.ts): `bun src/cli.ts … reports run`, from the spawn to the CLI's exit (the admin
+#   4. timed (bench/reports/run.ts): `bun dist/cli.js … reports run` (what `npm run cli` runs; `src/cli.ts` with
+#      BENCH_ENTRY=src), from the spawn to the CLI's exit (the admin
 #      RPC answers when the whole run is done); also the fake's first-to-last request span, its exact in-flight
 #      profile, the service's peak RSS (VmHWM, reset by clear_refs before the run) and CPU of the service, of
 #      PostgreSQL and of the fake;
@@ -30,8 +31,8 @@
 #   leave the CPUs), BENCH_TIMEOUT (600: longest run, seconds), BENCH_BASELINE (1: after each round, the same
 #   TRA traffic from a plain fetch loop without database, bench/reports/baseline.ts, for information; 0 skips
 #   it), BENCH_KEEP=1 (keep the work directory), BENCH_BUN_FLAGS (flags for the service's bun, e.g. `--cpu-prof-md
-#   --cpu-prof-dir=DIR` for a profile, `--smol`), BENCH_ENTRY (dist: the production bundle `npm start` runs, built
-#   first by scripts/build.ts; src: `bun src/main.ts`), BENCH_JSC_RAM (268435456: BUN_JSC_forceRAMSize of the
+#   --cpu-prof-dir=DIR` for a profile, `--smol`), BENCH_ENTRY (dist: the production bundles `npm start` and `npm run
+#   cli` run, built first by scripts/build.ts; src: `bun src/main.ts` and `bun src/cli.ts`), BENCH_JSC_RAM (268435456: BUN_JSC_forceRAMSize of the
 #   service, as `npm start` sets it; "" for Bun's default).
 set -euo pipefail
 
@@ -55,7 +56,7 @@ ENTRY=${BENCH_ENTRY:-dist}
 JSC_RAM=${BENCH_JSC_RAM-268435456}
 TARGET_RATIO=1.1
 TARGET_RSS_MB=250
-case "$ENTRY" in dist) ENTRY_FILE=dist/main.js ;; src) ENTRY_FILE=src/main.ts ;;
+case "$ENTRY" in dist) ENTRY_FILE=dist/main.js CLI_FILE=dist/cli.js ;; src) ENTRY_FILE=src/main.ts CLI_FILE=src/cli.ts ;;
   *) echo "BENCH_ENTRY is dist or src" >&2; exit 2 ;; esac
 
 [[ "$DB" =~ ^bench_[a-z0-9_]*$ ]] || { echo "BENCH_DB must be a plain lower-case identifier starting with bench_" >&2; exit 2; }
@@ -134,7 +135,7 @@ round() { # n
   "${PSQL[@]}" -d postgres -c "DROP DATABASE IF EXISTS ${DB} WITH (FORCE)" -c "CREATE DATABASE ${DB}" >/dev/null
   port=$(free_port)
   start_service "$port"   # applies the migrations
-  cli() { "$BUN" src/cli.ts --url "http://127.0.0.1:$port" --token "$ADMIN_TOKEN" "$@"; }
+  cli() { "$BUN" "$CLI_FILE" --url "http://127.0.0.1:$port" --token "$ADMIN_TOKEN" "$@"; }
   account=$(cli accounts create --name "Bench Reports" --email bench-reports@example.com | json_get account_id)
   key=$(cli keys create --account "$account" --env live | json_get api_key)
   cli accounts limits --account "$account" --writes 100000 >/dev/null
@@ -162,7 +163,7 @@ round() { # n
   out="$WORK/r$r.json"
   BUN="$BUN" SERVICE_PID="${PID[service]}" FAKE_PID="${PID[fake]}" FAKE_CONTROL="$FAKE_CONTROL" \
     ADMIN_URL="http://127.0.0.1:$port" ADMIN_TOKEN="$ADMIN_TOKEN" DB="$DB" TIMEOUT_S="$TIMEOUT" CLK_TCK="$CLK_TCK" \
-    "$BUN" bench/reports/run.ts >"$out" 2>>"$WORK/run.log" || { cat "$WORK/run.log" >&2; die "round $r: the driver failed"; }
+    CLI_FILE="$CLI_FILE" "$BUN" bench/reports/run.ts >"$out" 2>>"$WORK/run.log" || { cat "$WORK/run.log" >&2; die "round $r: the driver failed"; }
   kill -0 "${PID[service]}" 2>/dev/null || { tail -20 "$WORK/service.log" >&2; die "round $r: the service died"; }
   [[ $(json_get cli.exit <"$out") == 0 ]] ||
     die "round $r: the CLI failed: $(json_get cli.stderr <"$out") $(json_get cli.stdout <"$out")"

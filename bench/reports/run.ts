@@ -1,6 +1,6 @@
 /**
  * Times one report run for `bench/reports.sh`: clears the fake TRA's records, resets the service's peak RSS
- * (`echo 5 > /proc/PID/clear_refs`), samples CPU (/proc), runs `bun src/cli.ts --url … --token … reports run`
+ * (`echo 5 > /proc/PID/clear_refs`), samples CPU (/proc), runs `bun CLI_FILE --url … --token … reports run`
  * (the admin RPC runs the whole run before it answers) and times it from the spawn to the CLI's exit, then
  * samples CPU again and reads the fake's stats and the service's VmHWM.
  *
@@ -8,7 +8,8 @@
  * (matched by process title; a backend that exits during the run is not counted) and of every PostgreSQL
  * process (background writers included), and the machine's busy cores — all between the spawn and the exit.
  *
- * Env: BUN, SERVICE_PID, FAKE_PID, FAKE_CONTROL, ADMIN_URL, ADMIN_TOKEN, DB, TIMEOUT_S (600).
+ * Env: BUN, SERVICE_PID, FAKE_PID, FAKE_CONTROL, ADMIN_URL, ADMIN_TOKEN, DB, TIMEOUT_S (600), CLI_FILE (dist/cli.js,
+ * the bundle `npm run cli` runs, or src/cli.ts).
  * Prints one JSON document.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -88,7 +89,7 @@ const rssTimer = setInterval(() => {
 const before = sample()
 const child = Bun.spawn([
   BUN,
-  "src/cli.ts",
+  process.env.CLI_FILE || "dist/cli.js",
   "--url",
   env("ADMIN_URL"),
   "--token",

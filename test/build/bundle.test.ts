@@ -8,7 +8,7 @@ import { ROOT, runCli, spawnService, type ServiceProcess } from "../support/proc
 /**
  * The production bundle (scripts/build.ts, what `npm start` runs) is the same service as `bun src/main.ts`:
  * built here into its own folder of the checkout, started as a real process on PostgreSQL and on the embedded
- * database, and driven over HTTP — the admin RPC by the CLI, a reservation through the partner API, the pages'
+ * database, and driven over HTTP — the admin RPC by the CLI's bundle (answering as the sources' CLI), a reservation through the partner API, the pages'
  * files (read at run time from the checkout) and the OpenAPI document, which must equal the sources' own.
  */
 
@@ -53,12 +53,22 @@ test("the bundle migrates, serves the partner API, the admin RPC, the pages and 
   expect(bundled.output()).toContain("applied migrations: 0001_foundation")
   expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: "ready", database: "postgres", role: "all" })
 
-  const cli = (...args: Array<string>) => runCli(["--url", url, "--token", ADMIN_TOKEN, ...args])
+  // The admin RPC through the CLI's bundle (`npm run cli`), which answers as the CLI from the sources does.
+  const cli = (...args: Array<string>) => runCli(["--url", url, "--token", ADMIN_TOKEN, ...args], {}, `${OUT}/cli.js`)
   const account = await cli("accounts", "create", "--name", "Bundle Partner", "--email", "ops@bundle.example")
   expect(account.code).toBe(0)
   const sandbox = await cli("sandbox", "create", "--account", account.json.account_id)
   expect(sandbox.code).toBe(0)
   const auth = { authorization: `Bearer ${sandbox.json.api_key}` }
+  const listed = await Promise.all([`${OUT}/cli.js`, "src/cli.ts"].map((entry) =>
+    runCli(["--url", url, "--token", ADMIN_TOKEN, "keys", "list", "--account", account.json.account_id], {}, entry)
+  ))
+  expect(listed.map(({ code }) => code)).toEqual([0, 0])
+  expect(listed[0]!.json).toEqual(listed[1]!.json)
+  expect(listed[0]!.json.keys.length).toBe(1)
+  const helps = await Promise.all([`${OUT}/cli.js`, "src/cli.ts"].map((entry) => runCli(["--help"], {}, entry)))
+  expect(helps[0]!.stdout).toContain("reports retry")
+  expect(helps[0]!.stdout).toBe(helps[1]!.stdout)
 
   const properties = await fetch(`${url}/api/partners/properties`, { headers: auth })
   expect(properties.status).toBe(200)

@@ -30,9 +30,13 @@ const parse = (text: string) => {
   }
 }
 
-/** Runs `bun src/cli.ts <args>` as a real process and collects its exit code and output. */
-export const runCli = async (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<CliResult> => {
-  const child = Bun.spawn([BUN, "src/cli.ts", ...args], {
+/** Runs `bun src/cli.ts <args>` (or another `entry`: the bundle `dist/cli.js`) as a real process and collects its exit code and output. */
+export const runCli = async (
+  args: ReadonlyArray<string>,
+  env: Record<string, string> = {},
+  entry = "src/cli.ts"
+): Promise<CliResult> => {
+  const child = Bun.spawn([BUN, entry, ...args], {
     cwd: ROOT,
     env: { ...baseEnv(), ...env },
     stdin: "ignore",
