@@ -44,10 +44,10 @@ const nativeTracer = Effect.runSync(Effect.tracer)
 
 /**
  * An `@effect/sql` statement run inside the current transaction on that transaction's own `pg` client, skipping
- * the library's per-statement pipeline (a scope, the connection lookup, a span: ~40 % of a short statement's
- * CPU, docs/performance.md "Statements inside a transaction"). Same text, same parameters, same rows (no name
- * transforms are configured), the same `SqlError` on failure, and the `sql.execute` span with its
- * `db.query.text` when traces are exported. Outside a transaction, or when the connection is not the
+ * the library's per-statement pipeline (a scope, the connection lookup, a span: ~30 % of a short statement's
+ * CPU; docs/performance.md, "Statements inside a transaction: `inTransaction`"). Same text, same parameters,
+ * same rows (no name transforms are configured), the same `SqlError` on failure, and the `sql.execute` span
+ * with its `db.query.text` when traces are exported. Outside a transaction, or when the connection is not the
  * `@effect/sql-pg` one it knows (`pg` client in its `pg` field), it runs the statement as usual.
  */
 export const inTransaction = <A extends object>(
