@@ -3,10 +3,11 @@ import { Effect, type ManagedRuntime } from "effect"
 import Pg from "pg"
 import { Deliveries } from "../../src/webhooks/Deliveries.ts"
 import { ENDPOINT_CONCURRENCY } from "../../src/webhooks/DeliveryLoop.ts"
-import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
-import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { call, type RunningApp, type seedAccount } from "../support/app.ts"
+import type { TestDatabase } from "../support/database.ts"
 import { reservationBody } from "../support/guests.ts"
-import { type Receiver, type ReceiverAnswer, startReceiver } from "../support/receiver.ts"
+import { type Receiver, type ReceiverAnswer } from "../support/receiver.ts"
+import { startWebhookApp, stopWebhookApp } from "../support/webhookApp.ts"
 import { serviceRuntime } from "../support/services.ts"
 
 /**
@@ -37,19 +38,13 @@ describe("mixed outcomes recorded together (one Deliveries round, ROLE=api)", ()
   let runtime: ManagedRuntime.ManagedRuntime<Deliveries, unknown>
 
   beforeAll(async () => {
-    receiver = startReceiver()
-    db = await freshDatabase()
-    app = await startApp({ DATABASE_URL: db.url, ROLE: "api", WEBHOOK_ALLOW_PRIVATE_URLS: "true" })
-    account = await seedAccount(app)
-    await admin(app, (c) => c.SetLimits({ account_id: account.accountId, writes: 10_000 }))
+    ;({ receiver, db, app, account } = await startWebhookApp({ env: { ROLE: "api" } }))
     runtime = serviceRuntime(app, Deliveries.Default)
   })
 
   afterAll(async () => {
     await runtime?.dispose()
-    await app?.stop()
-    await db?.drop()
-    receiver?.stop()
+    await stopWebhookApp({ app, db, receiver })
   })
 
   const endpoint = async (answer: ReceiverAnswer) => {
@@ -191,20 +186,12 @@ describe("a slow receiver does not hold back another endpoint (the delivery loop
   let app: RunningApp
   let account: Awaited<ReturnType<typeof seedAccount>>
 
+  // One process: its delivery loop sends everything.
   beforeAll(async () => {
-    receiver = startReceiver()
-    db = await freshDatabase()
-    // One process: its delivery loop sends everything.
-    app = await startApp({ DATABASE_URL: db.url, ROLE: "all", WEBHOOK_ALLOW_PRIVATE_URLS: "true" })
-    account = await seedAccount(app)
-    await admin(app, (c) => c.SetLimits({ account_id: account.accountId, writes: 10_000 }))
+    ;({ receiver, db, app, account } = await startWebhookApp({ env: { ROLE: "all" } }))
   })
 
-  afterAll(async () => {
-    await app?.stop()
-    await db?.drop()
-    receiver?.stop()
-  })
+  afterAll(() => stopWebhookApp({ app, db, receiver }))
 
   test("with a receiver answering in 5 s, the other endpoint gets every event at once", async () => {
     receiver.on("/slow", { status: 200, delayMs: 5_000 })

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
-import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { call, type RunningApp, type seedAccount } from "../support/app.ts"
+import type { TestDatabase } from "../support/database.ts"
 import { colombian, foreigner, registrationBody, reservationBody } from "../support/guests.ts"
-import { bodyOf, type Receiver, startReceiver } from "../support/receiver.ts"
+import { bodyOf, type Receiver } from "../support/receiver.ts"
+import { startWebhookApp, stopWebhookApp } from "../support/webhookApp.ts"
 
 /**
  * Design §6.14 "Order": to one endpoint, a reservation's events are first attempted in the order they were
@@ -17,18 +18,13 @@ let app: RunningApp
 let account: Awaited<ReturnType<typeof seedAccount>>
 
 beforeAll(async () => {
-  receiver = startReceiver()
-  db = await freshDatabase()
-  app = await startApp({ DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE_URLS: "true" })
-  account = await seedAccount(app, "Hotelera Orden")
-  await admin(app, (c) => c.SetLimits({ account_id: account.accountId, writes: 100_000, reads: 100_000 }))
+  ;({ receiver, db, app, account } = await startWebhookApp({
+    accountName: "Hotelera Orden",
+    limits: { writes: 100_000, reads: 100_000 }
+  }))
 })
 
-afterAll(async () => {
-  await app?.stop()
-  await db?.drop()
-  receiver?.stop()
-})
+afterAll(() => stopWebhookApp({ app, db, receiver }))
 
 test("every reservation's events arrive in emission order, reservation.cancelled last", async () => {
   // Random delays from 0 to 60 ms, so later requests often finish before earlier ones.

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Effect, type ManagedRuntime, TestClock, TestContext } from "effect"
 import { Deliveries } from "../../src/webhooks/Deliveries.ts"
-import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
-import { freshDatabase, type TestDatabase } from "../support/database.ts"
-import { type Receiver, startReceiver, verifyReceived } from "../support/receiver.ts"
+import { call, type RunningApp, type seedAccount } from "../support/app.ts"
+import type { TestDatabase } from "../support/database.ts"
+import { type Receiver, verifyReceived } from "../support/receiver.ts"
+import { startWebhookApp, stopWebhookApp } from "../support/webhookApp.ts"
 import { reservationBody } from "../support/guests.ts"
 import { serviceRuntime } from "../support/services.ts"
 
@@ -18,19 +19,13 @@ let account: Awaited<ReturnType<typeof seedAccount>>
 let runtime: ManagedRuntime.ManagedRuntime<Deliveries, unknown>
 
 beforeAll(async () => {
-  receiver = startReceiver()
-  db = await freshDatabase()
-  app = await startApp({ DATABASE_URL: db.url, ROLE: "api", WEBHOOK_ALLOW_PRIVATE_URLS: "true" })
-  account = await seedAccount(app)
-  await admin(app, (c) => c.SetLimits({ account_id: account.accountId, writes: 10_000 }))
+  ;({ receiver, db, app, account } = await startWebhookApp({ env: { ROLE: "api" } }))
   runtime = serviceRuntime(app, Deliveries.Default)
 })
 
 afterAll(async () => {
   await runtime?.dispose()
-  await app?.stop()
-  await db?.drop()
-  receiver?.stop()
+  await stopWebhookApp({ app, db, receiver })
 })
 
 let counter = 0
