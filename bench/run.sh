@@ -220,21 +220,8 @@ API_KEY=$(json_get api_key <"$WORK/sandbox.json")
 cli accounts limits --account "$ACCOUNT_ID" --reads 1000000 --writes 1000000 --tests 1000000 >/dev/null
 
 log "adding 300 accounts with a key each, 3,000 of their properties, 5 more for the bench account"
+"${PSQL[@]}" -d "$DB" -v account="$ACCOUNT_ID" -f "$ROOT/bench/other-accounts.sql" >/dev/null
 "${PSQL[@]}" -d "$DB" -v account="$ACCOUNT_ID" >/dev/null <<'SQL'
-INSERT INTO accounts (name, email)
-SELECT 'Partner ' || g, 'partner' || g || '@example.com' FROM generate_series(1, 300) AS g;
-
-INSERT INTO api_keys (account_id, environment, key_hash, prefix)
-SELECT id, CASE WHEN row_number() OVER (ORDER BY id) % 2 = 0 THEN 'live' ELSE 'test' END,
-       encode(sha256(convert_to('bench-key-' || id, 'UTF8')), 'hex'), 'svc_live_xxxxxx'
-FROM accounts WHERE id <> :'account';
-
-INSERT INTO properties (account_id, environment, name, internal_name, external_id, rnt_id, reports_sire,
-                        requires_contract_signature)
-SELECT a.id, CASE WHEN p % 3 = 0 THEN 'test' ELSE 'live' END, 'Hotel ' || a.name || ' #' || p, 'h-' || p,
-       CASE WHEN p % 2 = 0 THEN 'pms-' || p END, 'RNT-' || lpad(p::text, 5, '0'), p % 4 <> 0, p % 5 = 0
-FROM accounts a CROSS JOIN generate_series(1, 10) AS p WHERE a.id <> :'account';
-
 -- The bench key lists 5 test properties (2 from the sandbox, these 3); the 2 live ones must not show.
 INSERT INTO properties (account_id, environment, name, internal_name, external_id, rnt_id, reports_tra,
                         requires_document_photos)

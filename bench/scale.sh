@@ -196,20 +196,7 @@ API_KEY=$(cli sandbox create --account "$ACCOUNT_ID" | json_get api_key)
 cli accounts limits --account "$ACCOUNT_ID" --reads 1000000 --writes 1000000 --tests 1000000 >/dev/null
 cli properties create --account "$ACCOUNT_ID" --name "Hotel Bench 1" --env test --external-id PMS-BENCH-1 >/dev/null
 # bench/run.sh's other accounts, keys and properties, so that the key lookup and property reads see the same data.
-"${PSQL[@]}" -d "$DB" -v account="$ACCOUNT_ID" >/dev/null <<'SQL'
-INSERT INTO accounts (name, email)
-SELECT 'Partner ' || g, 'partner' || g || '@example.com' FROM generate_series(1, 300) AS g;
-INSERT INTO api_keys (account_id, environment, key_hash, prefix)
-SELECT id, CASE WHEN row_number() OVER (ORDER BY id) % 2 = 0 THEN 'live' ELSE 'test' END,
-       encode(sha256(convert_to('bench-key-' || id, 'UTF8')), 'hex'), 'svc_live_xxxxxx'
-FROM accounts WHERE id <> :'account';
-INSERT INTO properties (account_id, environment, name, internal_name, external_id, rnt_id, reports_sire,
-                        requires_contract_signature)
-SELECT a.id, CASE WHEN p % 3 = 0 THEN 'test' ELSE 'live' END, 'Hotel ' || a.name || ' #' || p, 'h-' || p,
-       CASE WHEN p % 2 = 0 THEN 'pms-' || p END, 'RNT-' || lpad(p::text, 5, '0'), p % 4 <> 0, p % 5 = 0
-FROM accounts a CROSS JOIN generate_series(1, 10) AS p WHERE a.id <> :'account';
-ANALYZE;
-SQL
+"${PSQL[@]}" -d "$DB" -v account="$ACCOUNT_ID" -f "$ROOT/bench/other-accounts.sql" -c "ANALYZE" >/dev/null
 AUTH="Authorization: Bearer ${API_KEY}"
 create_body() { sed "s/__EXTERNAL_ID__/$1/" "$ROOT/bench/create-body.json"; }
 post_reservation() { # external_id → reservation id
