@@ -2,10 +2,11 @@ import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
 import { Redacted } from "effect"
 import * as NodeFs from "node:fs/promises"
 import * as NodeNet from "node:net"
+import { ENDPOINT_CONCURRENCY } from "../src/webhooks/DeliveryLoop.ts"
 import { admin, call, type RunningApp, seedAccount, startApp, tempDir } from "./support/app.ts"
 import { freshDatabase, type TestDatabase } from "./support/database.ts"
 import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "./support/fakeTra.ts"
-import { colombian, registrationBody } from "./support/guests.ts"
+import { colombian, registrationBody, reservationBody } from "./support/guests.ts"
 import { type ServiceProcess, spawnService, within } from "./support/process.ts"
 import { type Receiver, startReceiver } from "./support/receiver.ts"
 import { startFakeSmtp } from "./support/smtp.ts"
@@ -214,6 +215,70 @@ test("a request still running after SHUTDOWN_DRAIN_SECONDS is cut off, and the d
     await Bun.sleep(50)
   }
   expect(Date.now()).toBeLessThan(leaseWouldEnd)
+}, 60_000)
+
+test("stopped while a receiver never answers: requests in flight end at the delivery timeout and are recorded; deliveries claimed but not sent are given back", async () => {
+  const service = await start()
+  const url = await service.ready(30_000)
+  const running = { baseUrl: url, adminToken: ADMIN_TOKEN } as RunningApp
+  receiver.on("/stuck", { hang: true })
+  const seeded = await seedAccount(running, "Hotel Stuck")
+  await admin(running, (c) => c.SetLimits({ account_id: seeded.accountId, writes: 10_000 }))
+  const endpoint = await call(running, "POST", "/api/partners/webhooks", {
+    key: seeded.testKey,
+    json: { url: `${receiver.url}/stuck`, events: ["reservation.created"] }
+  })
+  expect(endpoint.status).toBe(201)
+  // More deliveries than the endpoint's lanes: 32 are sent and hang, the rest wait, claimed, for a lane.
+  const events = ENDPOINT_CONCURRENCY + 8
+  for (let i = 0; i < events; i++) {
+    const created = await call(running, "POST", "/api/partners/reservations", {
+      key: seeded.testKey,
+      json: reservationBody(seeded.testProperties[0]!.property_id)
+    })
+    expect(created.status).toBe(201)
+  }
+  await receiver.waitForCount(ENDPOINT_CONCURRENCY, (request) => request.path === "/stuck", 10_000)
+  const leased = () =>
+    db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND lease_until IS NOT NULL",
+      [endpoint.body.id]
+    )
+  for (const started = Date.now(); (await leased())[0]!.n < events;) {
+    if (Date.now() - started > 10_000) throw new Error(`not all claimed: ${JSON.stringify(await leased())}`)
+    await Bun.sleep(50)
+  }
+
+  const signalled = performance.now()
+  service.child.kill("SIGTERM")
+  expect(await exitAfterSigterm(service, 20_000)).toBe(0)
+  const took = performance.now() - signalled
+  // The requests in flight ran into their 10-s limit (DELIVERY_TIMEOUT) before the process exited.
+  expect(took).toBeGreaterThan(8_000)
+  expect(took).toBeLessThan(14_000)
+  await service.stop()
+
+  // Only the requests in flight were ever sent; the others were not started during the stop.
+  expect(receiver.matching((request) => request.path === "/stuck")).toHaveLength(ENDPOINT_CONCURRENCY)
+  const rows = await db.query<{ attempts: number; status: string; lease_until: Date | null; last_error: string | null }>(
+    "SELECT attempts, status, lease_until, last_error FROM webhook_deliveries WHERE endpoint_id = $1",
+    [endpoint.body.id]
+  )
+  const attempted = rows.filter((row) => row.attempts === 1)
+  expect(attempted).toHaveLength(ENDPOINT_CONCURRENCY)
+  for (const row of attempted) {
+    expect(row).toMatchObject({ status: "pending", lease_until: null })
+    expect(row.last_error).toContain("no complete answer")
+  }
+  // Given back, not left to lapse: any instance takes them at once.
+  expect(rows.filter((row) => row.attempts === 0)).toEqual(
+    Array.from({ length: 8 }, () => ({ attempts: 0, status: "pending", lease_until: null, last_error: null }))
+  )
+  expect(linesStarting(service, "stopped:").map((line) => line.message)).toEqual([
+    "stopped: drained 0 requests in flight, released 8 job leases"
+  ])
+  // Aborted or given up, nothing is logged as a failed attempt.
+  expect(linesStarting(service, "webhook delivery attempt failed")).toEqual([])
 }, 60_000)
 
 test("a report run stopped by SIGTERM gives its reservation back: another worker reports it at once, not a lease later", async () => {

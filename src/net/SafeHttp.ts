@@ -1,5 +1,5 @@
 import { Headers, type HttpClientRequest, UrlParams } from "@effect/platform"
-import { Clock, Context, Duration, Effect, Either, FiberRef, Layer, Schema, Stream } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Either, Exit, FiberRef, Layer, Option, Runtime, Schema, Stream, type Tracer } from "effect"
 import { lookup } from "node:dns/promises"
 import { errorCode } from "./ErrorCode.ts"
 import { addressProblem, canonicalIp, checkUrl, type Target, UnsafeUrl, type UrlPolicy } from "./UrlSafety.ts"
@@ -85,6 +85,63 @@ export interface SafeResponse {
   readonly address: string
 }
 
+/** A request in plain form, as `send` takes it (a delivery loop builds it without `HttpClientRequest`). */
+export interface PlainRequest {
+  readonly method: string
+  /** Absolute. */
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string | null
+}
+
+/**
+ * What `send` needs to trace its attempt as `execute` does (an `http.client <METHOD>` span, same attributes),
+ * taken once by its caller from its fiber's context rather than read per request.
+ */
+export interface PlainTrace {
+  readonly tracer: Tracer.Tracer
+  readonly clock: Clock.Clock
+  /** The span the attempt's span is a child of. */
+  readonly parent: Tracer.AnySpan
+  /** `Headers.currentRedactedNames` as the caller's fiber has it. */
+  readonly redactedNames: ReadonlyArray<string | RegExp>
+}
+
+export interface SendOptions extends ExecuteOptions {
+  /** Aborts the attempt: `send` then rejects with the abort's reason instead of answering. */
+  readonly signal?: AbortSignal
+  /** Trace the attempt (an `http.client` span under `trace.parent`); without it, no span is made. */
+  readonly trace?: PlainTrace
+}
+
+/** The `http.client` span's request attributes, as `HttpClient` sets them (headers redacted as there). */
+const requestAttributes = (
+  span: Tracer.Span,
+  method: string,
+  url: URL,
+  headers: Headers.Headers,
+  redacted: ReadonlyArray<string | RegExp>
+) => {
+  span.attribute("http.request.method", method)
+  span.attribute("server.address", url.origin)
+  if (url.port !== "") span.attribute("server.port", +url.port)
+  span.attribute("url.full", url.toString())
+  span.attribute("url.path", url.pathname)
+  span.attribute("url.scheme", url.protocol.slice(0, -1))
+  if (url.search.length > 1) span.attribute("url.query", url.search.slice(1))
+  for (const [name, value] of Object.entries(Headers.redact(headers, redacted))) {
+    span.attribute(`http.request.header.${name}`, String(value))
+  }
+}
+
+/** The `http.client` span's answer attributes. */
+const responseAttributes = (span: Tracer.Span, result: SafeResponse, redacted: ReadonlyArray<string | RegExp>) => {
+  span.attribute("http.response.status_code", result.status)
+  for (const [name, value] of Object.entries(Headers.redact(Headers.fromInput(result.headers), redacted))) {
+    span.attribute(`http.response.header.${name}`, String(value))
+  }
+}
+
 export interface SafeHttpShape {
   readonly policy: UrlPolicy
   /**
@@ -100,6 +157,15 @@ export interface SafeHttpShape {
     request: HttpClientRequest.HttpClientRequest,
     options?: ExecuteOptions
   ) => Effect.Effect<SafeResponse, UnsafeUrl | OutboundFailed>
+  /**
+   * The same attempt as a plain promise, for a caller that makes many without a fiber each (the webhook delivery
+   * loop; docs/performance.md, "Deliveries without a fiber each"): same policy, resolution, pinning, limits and
+   * failures, answered as an `Either`; rejects only when `options.signal` aborted it.
+   */
+  readonly send: (
+    request: PlainRequest,
+    options?: SendOptions
+  ) => Promise<Either.Either<SafeResponse, UnsafeUrl | OutboundFailed>>
 }
 
 export interface SafeHttpOptions {
@@ -137,6 +203,9 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => 
 export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, never, Resolver> =>
   Effect.gen(function*() {
     const resolver = yield* Resolver
+    // What the promise form runs its resolution with, and its time source.
+    const runtime = yield* Effect.runtime<never>()
+    const clock = yield* Effect.clock
     // Bun's fetch itself, not an HttpClient from the environment: pinning depends on fetch-specific options
     // (`tls.serverName`, `redirect: "manual"`), which another client would silently ignore.
     const { policy } = options
@@ -297,6 +366,78 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
     const isTimeout = (cause: unknown) =>
       typeof cause === "object" && cause !== null && "name" in cause && cause.name === "TimeoutError"
 
+    /** Thrown inside the attempt's promise to carry a refusal (an address the policy refuses) out of it. */
+    class Refused {
+      constructor(readonly error: UnsafeUrl) {}
+    }
+
+    const timedOut = (target: Target, timeoutMs: number) =>
+      new OutboundFailed({
+        kind: "timeout",
+        message: `no complete answer from ${target.hostname} within ${Duration.format(Duration.millis(timeoutMs))}`
+      })
+
+    /** The addresses of `target` (resolved through the `Resolver`, in the attempt's time limit), as a promise. */
+    const resolve = async (target: Target, timeoutMs: number, signal: AbortSignal | undefined) => {
+      const exit = await Runtime.runPromiseExit(runtime)(
+        addressesOf(target).pipe(
+          Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => timedOut(target, timeoutMs) })
+        ),
+        signal === undefined ? undefined : { signal }
+      )
+      if (Exit.isSuccess(exit)) return exit.value
+      const failure = Cause.failureOption(exit.cause)
+      if (Option.isNone(failure)) throw Cause.squash(exit.cause)
+      throw failure.value._tag === "UnsafeUrl" ? new Refused(failure.value) : new Failed(failure.value)
+    }
+
+    /**
+     * One attempt at a checked target, as a plain promise (no fiber): resolution, the pinned request, the answer.
+     * Fails only with `Failed` or `Refused`, or with the abort of `signal`.
+     */
+    const attemptAt = async (
+      target: Target,
+      url: URL,
+      request: {
+        readonly method: string
+        readonly headers: Headers.Headers
+        readonly body: BodyInit | null
+        readonly stream: boolean
+      },
+      timeoutMs: number,
+      max: number,
+      signal: AbortSignal | undefined
+    ): Promise<SafeResponse> => {
+      const started = clock.unsafeCurrentTimeMillis()
+      // Resolution is part of the attempt's time limit: an IP literal needs none.
+      const addresses = target.literal !== undefined ? [target.literal] : await resolve(target, timeoutMs, signal)
+      const left = timeoutMs - (clock.unsafeCurrentTimeMillis() - started)
+      if (left <= 0) throw new Failed(timedOut(target, timeoutMs))
+      let headers = Headers.set(request.headers, "host", target.url.host)
+      if (headers["content-length"] !== undefined) headers = Headers.remove(headers, "content-length")
+      const init: BunFetchRequestInit = {
+        ...fetchInit(target),
+        method: request.method,
+        headers,
+        body: request.body,
+        ...(request.stream ? { duplex: "half" } : {})
+      }
+      const limit = AbortSignal.timeout(left)
+      try {
+        return await sendTo(url, init, target, addresses, max, signal === undefined ? limit : AbortSignal.any([signal, limit]))
+      } catch (cause) {
+        if (cause instanceof Failed) throw cause
+        if (signal?.aborted) throw cause
+        throw new Failed(isTimeout(cause) ? timedOut(target, timeoutMs) : connectFailed(target, addresses, cause))
+      }
+    }
+
+    /** What an attempt's promise failed with, as the caller sees it. */
+    const failureOf = (cause: unknown): UnsafeUrl | OutboundFailed =>
+      cause instanceof Failed || cause instanceof Refused
+        ? cause.error
+        : new OutboundFailed({ kind: "failed", message: `the request failed (${errorCode(cause) ?? String(cause)})` })
+
     const bodyOf = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<BodyInit | null> => {
       const body = request.body
       switch (body._tag) {
@@ -313,49 +454,14 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
       }
     }
 
-    /**
-     * The `http.client <METHOD>` span `HttpClient` makes, with the same attributes (request and answer headers
-     * redacted as there), naming the URL as the caller gave it rather than the pinned address.
-     */
-    const outboundSpan = <E>(
-      request: HttpClientRequest.HttpClientRequest,
-      url: URL,
-      effect: Effect.Effect<SafeResponse, E>
-    ) =>
-      Effect.useSpan(`http.client ${request.method}`, { kind: "client", captureStackTrace: false }, (span) =>
-        Effect.gen(function*() {
-          const redacted = yield* FiberRef.get(Headers.currentRedactedNames)
-          span.attribute("http.request.method", request.method)
-          span.attribute("server.address", url.origin)
-          if (url.port !== "") span.attribute("server.port", +url.port)
-          span.attribute("url.full", url.toString())
-          span.attribute("url.path", url.pathname)
-          span.attribute("url.scheme", url.protocol.slice(0, -1))
-          if (url.search.length > 1) span.attribute("url.query", url.search.slice(1))
-          for (const [name, value] of Object.entries(Headers.redact(request.headers, redacted))) {
-            span.attribute(`http.request.header.${name}`, String(value))
-          }
-          const result = yield* Effect.withParentSpan(effect, span)
-          span.attribute("http.response.status_code", result.status)
-          for (const [name, value] of Object.entries(Headers.redact(Headers.fromInput(result.headers), redacted))) {
-            span.attribute(`http.response.header.${name}`, String(value))
-          }
-          return result
-        }))
-
     const execute = (
       request: HttpClientRequest.HttpClientRequest,
       executeOptions?: ExecuteOptions
     ): Effect.Effect<SafeResponse, UnsafeUrl | OutboundFailed> =>
       Effect.gen(function*() {
         const target = yield* check(request.url)
-        const timeout = Duration.decode(executeOptions?.timeout ?? DEFAULT_TIMEOUT)
+        const timeoutMs = Duration.toMillis(Duration.decode(executeOptions?.timeout ?? DEFAULT_TIMEOUT))
         const max = executeOptions?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-        const timedOut = () =>
-          new OutboundFailed({
-            kind: "timeout",
-            message: `no complete answer from ${target.hostname} within ${Duration.format(timeout)}`
-          })
         const url = yield* Either.mapLeft(
           UrlParams.makeUrl(request.url, request.urlParams, request.hash),
           (error) =>
@@ -364,36 +470,73 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
               message: `the request to ${target.hostname} failed (${error.message})`
             })
         )
-        const started = yield* Clock.currentTimeMillis
-        // Resolution is part of the attempt's time limit: an IP literal needs none.
-        const addresses = target.literal !== undefined
-          ? [target.literal]
-          : yield* addressesOf(target).pipe(Effect.timeoutFail({ duration: timeout, onTimeout: timedOut }))
-        const left = Duration.toMillis(timeout) - ((yield* Clock.currentTimeMillis) - started)
-        if (left <= 0) return yield* timedOut()
-        let headers = Headers.set(request.headers, "host", target.url.host)
-        if (headers["content-length"] !== undefined) headers = Headers.remove(headers, "content-length")
-        const init: BunFetchRequestInit = {
-          ...fetchInit(target),
+        const attempt = {
           method: request.method,
-          headers,
+          headers: request.headers,
           body: yield* bodyOf(request),
-          ...(request.body._tag === "Stream" ? { duplex: "half" } : {})
+          stream: request.body._tag === "Stream"
         }
         const sent = Effect.tryPromise({
-          try: (signal) =>
-            sendTo(url, init, target, addresses, max, AbortSignal.any([signal, AbortSignal.timeout(left)])),
-          catch: (cause) =>
-            cause instanceof Failed
-              ? cause.error
-              : isTimeout(cause)
-              ? timedOut()
-              : connectFailed(target, addresses, cause)
+          try: (signal) => attemptAt(target, url, attempt, timeoutMs, max, signal),
+          catch: failureOf
         })
-        return yield* outboundSpan(request, url, sent)
+        return yield* Effect.useSpan(
+          `http.client ${request.method}`,
+          { kind: "client", captureStackTrace: false },
+          (span) =>
+            Effect.gen(function*() {
+              const redacted = yield* FiberRef.get(Headers.currentRedactedNames)
+              requestAttributes(span, request.method, url, request.headers, redacted)
+              const result = yield* Effect.withParentSpan(sent, span)
+              responseAttributes(span, result, redacted)
+              return result
+            })
+        )
       })
 
-    return SafeHttp.of({ policy, check, execute })
+    const send = async (
+      request: PlainRequest,
+      sendOptions?: SendOptions
+    ): Promise<Either.Either<SafeResponse, UnsafeUrl | OutboundFailed>> => {
+      const checked = check(request.url)
+      if (Either.isLeft(checked)) return Either.left(checked.left)
+      const target = checked.right
+      const timeoutMs = Duration.toMillis(Duration.decode(sendOptions?.timeout ?? DEFAULT_TIMEOUT))
+      const max = sendOptions?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+      const headers = Headers.fromInput(request.headers)
+      const trace = sendOptions?.trace
+      const span = trace?.tracer.span(
+        `http.client ${request.method}`,
+        Option.some(trace.parent),
+        Context.empty(),
+        [],
+        trace.clock.unsafeCurrentTimeNanos(),
+        "client"
+      )
+      if (span !== undefined) requestAttributes(span, request.method, target.url, headers, trace!.redactedNames)
+      try {
+        const response = await attemptAt(
+          target,
+          target.url,
+          { method: request.method, headers, body: request.body, stream: false },
+          timeoutMs,
+          max,
+          sendOptions?.signal
+        )
+        if (span !== undefined) {
+          responseAttributes(span, response, trace!.redactedNames)
+          span.end(trace!.clock.unsafeCurrentTimeNanos(), Exit.void)
+        }
+        return Either.right(response)
+      } catch (cause) {
+        if (sendOptions?.signal?.aborted === true) throw cause
+        const error = failureOf(cause)
+        span?.end(trace!.clock.unsafeCurrentTimeNanos(), Exit.fail(error))
+        return Either.left(error)
+      }
+    }
+
+    return SafeHttp.of({ policy, check, execute, send })
   })
 
 /** The outbound client for partner-supplied URLs. Build it with `SafeHttp.layer({ policy })` and a `Resolver`. */

@@ -1,10 +1,10 @@
 import { HttpClientRequest } from "@effect/platform"
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Chunk, Clock, DateTime, Deferred, Duration, Effect, Either, Exit, Metric, Option, Queue, Tracer } from "effect"
+import { Chunk, Clock, Context, DateTime, Deferred, Duration, Effect, Either, Exit, Metric, Option, Queue, Runtime, type Tracer } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { JobLeases } from "../db/JobLeases.ts"
 import type { Environment } from "../shared/Environment.ts"
-import { SafeHttp } from "../net/SafeHttp.ts"
+import { type OutboundFailed, type PlainRequest, type PlainTrace, SafeHttp, type SafeResponse, type UnsafeUrl } from "../net/SafeHttp.ts"
 import { SecretBox } from "../secrets/SecretBox.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import { DeliveryNotFound } from "../shared/errors.ts"
@@ -46,10 +46,28 @@ interface RecordRow {
 }
 
 interface PendingRecord {
-  readonly row: RecordRow
+  readonly job: ClaimedDelivery
+  readonly sent: Sent
   /** The attempt's span: the batch's statement is traced under the first one's. */
   readonly span: Option.Option<Tracer.AnySpan>
-  readonly done: Deferred.Deferred<void, SqlError.SqlError>
+  /** Called once the outcome is recorded (with the status written) or could not be. */
+  readonly done: (exit: Exit.Exit<DeliveryStatus, SqlError.SqlError>) => void
+}
+
+/**
+ * What the delivery loop hands to `deliver`, taken once from its fiber rather than per attempt (docs/
+ * performance.md, "Deliveries without a fiber each").
+ */
+export interface DeliverHooks {
+  readonly clock: Clock.Clock
+  /** Present when spans are exported: the attempt is traced as `attempt` traces it. */
+  readonly trace: Omit<PlainTrace, "parent"> | undefined
+  /** Aborts the request (the loop's last resort at shutdown): nothing is recorded then. */
+  readonly signal: AbortSignal
+  /** The receiver answered, or the request failed: the endpoint's slot is free. */
+  readonly onSent: () => void
+  /** The outcome was recorded (or could not be: the lease then lapses and the attempt is made again). */
+  readonly onRecorded: (exit: Exit.Exit<DeliveryStatus, SqlError.SqlError>) => void
 }
 
 /** What one request to the receiver gave. */
@@ -142,6 +160,8 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
         WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
         .pipe(Effect.map((rows) => rows.length), Effect.orDie))
     const box = yield* SecretBox
+    // Runs what `deliver` needs of Effect from its promise (opening a secret not yet memoised).
+    const runtime = yield* Effect.runtime<never>()
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
 
@@ -233,39 +253,68 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
         )
       })
 
-    /** Sends one claimed delivery and answers what happened; records nothing. */
-    const send = (job: ClaimedDelivery) =>
-      Effect.gen(function*() {
-        const started = yield* Clock.currentTimeMillis
-        const body = bodyFor(job.body, job.include_guests)
-        // A secret no configured key opens is a configuration fault (a wrong SECRETS_KEY): loud, not a failed attempt.
-        const secret = yield* Effect.orDie(openSecret(job.secret))
-        const headers = deliveryHeaders({
+    /** The signed request of one attempt at `job`, sent at `nowMillis`. */
+    const deliveryRequest = (job: ClaimedDelivery, secret: string, nowMillis: number): PlainRequest => {
+      const body = bodyFor(job.body, job.include_guests)
+      return {
+        method: "POST",
+        url: job.url,
+        headers: deliveryHeaders({
           secret,
           eventId: job.event_id,
           eventType: job.event_type,
-          timestamp: Math.floor(started / 1000),
+          timestamp: Math.floor(nowMillis / 1000),
           body
+        }),
+        body
+      }
+    }
+
+    /** What the receiver's answer (or the failure) means for the attempt. */
+    const sentOf = (
+      result: Either.Either<SafeResponse, UnsafeUrl | OutboundFailed>,
+      attemptedAt: Date,
+      durationMs: number
+    ): Sent =>
+      Either.match(result, {
+        onLeft: (error) => ({ attemptedAt, httpStatus: null, durationMs, error: error.message, retryAfter: undefined }),
+        onRight: (response) => ({
+          attemptedAt,
+          httpStatus: response.status,
+          durationMs,
+          error: response.status >= 200 && response.status < 300
+            ? null
+            : response.status >= 300 && response.status < 400
+            ? `HTTP ${response.status}: redirects are not followed`
+            : `HTTP ${response.status}`,
+          retryAfter: response.headers["retry-after"]
         })
-        const request = HttpClientRequest.post(job.url).pipe(
-          HttpClientRequest.bodyText(body, "application/json"),
-          HttpClientRequest.setHeaders(headers)
+      })
+
+    const inactive = (attemptedAt: Date): Sent => ({
+      attemptedAt,
+      httpStatus: null,
+      durationMs: 0,
+      error: "the webhook endpoint was deactivated",
+      retryAfter: undefined
+    })
+
+    const sendOptions = { timeout: DELIVERY_TIMEOUT, maxBodyBytes: MAX_ANSWER_BYTES } as const
+
+    /** Sends one claimed delivery (in the current span) and answers what happened; records nothing. */
+    const send = (job: ClaimedDelivery): Effect.Effect<Sent> =>
+      Effect.gen(function*() {
+        const started = yield* Clock.currentTimeMillis
+        if (!job.is_active) return inactive(new Date(started))
+        // A secret no configured key opens is a configuration fault (a wrong SECRETS_KEY): loud, not a failed attempt.
+        const secret = yield* Effect.orDie(openSecret(job.secret))
+        const plain = deliveryRequest(job, secret, started)
+        const request = HttpClientRequest.post(plain.url).pipe(
+          HttpClientRequest.bodyText(plain.body!, "application/json"),
+          HttpClientRequest.setHeaders(plain.headers)
         )
-        const result = yield* Effect.either(http.execute(request, { timeout: DELIVERY_TIMEOUT, maxBodyBytes: MAX_ANSWER_BYTES }))
-        const durationMs = Math.max(0, (yield* Clock.currentTimeMillis) - started)
-        return Either.match(result, {
-          onLeft: (error) => ({ httpStatus: null, durationMs, error: error.message, retryAfter: undefined }),
-          onRight: (response) => ({
-            httpStatus: response.status,
-            durationMs,
-            error: response.status >= 200 && response.status < 300
-              ? null
-              : response.status >= 300 && response.status < 400
-              ? `HTTP ${response.status}: redirects are not followed`
-              : `HTTP ${response.status}`,
-            retryAfter: response.headers["retry-after"]
-          })
-        })
+        const result = yield* Effect.either(http.execute(request, sendOptions))
+        return sentOf(result, new Date(started), Math.max(0, (yield* Clock.currentTimeMillis) - started))
       })
 
     /**
@@ -290,11 +339,50 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
           entry jsonb, delivered boolean, status text, attempted_at timestamptz, next_attempt_at timestamptz)
         WHERE d.id = u.id`
 
+    /** The outcome's counter. */
+    const counterOf = (record: PendingRecord) =>
+      !record.job.is_active
+        ? attemptsBy.endpoint_inactive
+        : record.sent.error === null
+        ? attemptsBy.delivered
+        : record.sent.httpStatus === null
+        ? attemptsBy.network_error
+        : attemptsBy.http_error
+
+    /** The row an attempt's outcome writes: its status, and when a failed one is tried again. */
+    const rowOf = ({ job, sent }: PendingRecord) =>
+      Effect.gen(function*() {
+        const delivered = sent.error === null
+        const retry = delivered || !job.is_active
+          ? Option.none()
+          : yield* nextRetry(job.cycle_attempts + 1, job.max_attempts, retryAfter(sent.retryAfter, sent.attemptedAt))
+        const status: DeliveryStatus = delivered ? "delivered" : Option.isSome(retry) ? "pending" : "failed"
+        const entry: AttemptLogEntry = {
+          attempted_at: sent.attemptedAt.toISOString(),
+          http_status: sent.httpStatus,
+          duration_ms: sent.durationMs,
+          error: sent.error
+        }
+        return {
+          id: job.id,
+          http_status: sent.httpStatus,
+          error: sent.error,
+          entry,
+          delivered,
+          status,
+          attempted_at: entry.attempted_at,
+          next_attempt_at: Option.match(retry, {
+            onNone: () => null,
+            onSome: (delay) => new Date(sent.attemptedAt.getTime() + Duration.toMillis(delay)).toISOString()
+          })
+        } satisfies RecordRow
+      })
+
     /**
      * The recorder: one fiber takes every outcome waiting and writes them together, so a backlog is recorded in
-     * batches while a lone attempt is written at once. A row attempted twice in one batch (redelivered while its
-     * first attempt was in flight) is written by a second statement: one `UPDATE … FROM` changes a row once.
-     * The statement runs in the first attempt's trace (the others' spans end when it is done).
+     * batches while a lone attempt is written at once; the recorded rows' leases are settled. A row attempted
+     * twice in one batch (redelivered while its first attempt was in flight) is written by a second statement:
+     * one `UPDATE … FROM` changes a row once. The statement runs in the first attempt's trace.
      */
     const pending = yield* Queue.unbounded<PendingRecord>()
     const recordBatch = (batch: ReadonlyArray<PendingRecord>): Effect.Effect<void> =>
@@ -303,17 +391,22 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
         const now: Array<PendingRecord> = []
         const later: Array<PendingRecord> = []
         for (const record of batch) {
-          if (seen.has(record.row.id)) later.push(record)
+          if (seen.has(record.job.id)) later.push(record)
           else {
-            seen.add(record.row.id)
+            seen.add(record.job.id)
             now.push(record)
           }
         }
+        const rows = yield* Effect.forEach(now, rowOf)
+        const counts = new Map<Metric.Metric.Counter<number>, number>()
+        for (const record of now) counts.set(counterOf(record), (counts.get(counterOf(record)) ?? 0) + 1)
+        for (const [counter, n] of counts) yield* Metric.incrementBy(counter, n)
         const first = now[0]!.span
-        const statement = write(now.map((r) => r.row))
-        const traced = Option.isSome(first) ? Effect.withParentSpan(statement, first.value) : statement
-        const exit = yield* Effect.exit(traced)
-        for (const record of now) yield* Deferred.done(record.done, Exit.asVoid(exit))
+        const statement = write(rows)
+        const exit = yield* Effect.exit(Option.isSome(first) ? Effect.withParentSpan(statement, first.value) : statement)
+        if (Exit.isSuccess(exit)) yield* leases.settled(rows.map((row) => row.id))
+        else yield* Effect.logError("webhook delivery outcomes not recorded; their leases lapse", exit.cause)
+        rows.forEach((row, index) => now[index]!.done(Exit.as(exit, row.status)))
         if (later.length > 0) yield* recordBatch(later)
       })
     yield* Queue.takeBetween(pending, 1, RECORD_BATCH).pipe(
@@ -324,76 +417,74 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
     )
 
     /**
-     * One attempt of a claimed delivery, recorded; the lease is released. The loop passes `gate`, which wraps the
-     * request to the receiver (its per-endpoint slot), and `onSent`, which runs as soon as the receiver answered
-     * (or the request failed), before the outcome is recorded: the per-endpoint bound counts requests to the
-     * receiver, not our own bookkeeping.
+     * One attempt of a claimed delivery in its own span (a child of the change that queued the event), recorded;
+     * the lease is released. Endpoint 14's ping and the tests' rounds; the delivery loop uses `deliver`.
      */
-    const attempt = (job: ClaimedDelivery, options?: {
-      readonly gate?: (request: Effect.Effect<Sent>) => Effect.Effect<Sent, SqlError.SqlError>
-      readonly onSent?: Effect.Effect<void>
-    }) =>
+    const attempt = (job: ClaimedDelivery) =>
       Effect.gen(function*() {
-        const request = Effect.flatMap(nowDate, (attemptedAt) =>
-          job.is_active
-            ? Effect.map(send(job), (sent): Sent => ({ ...sent, attemptedAt }))
-            : Effect.succeed<Sent>({
-              attemptedAt,
-              httpStatus: null,
-              durationMs: 0,
-              error: "the webhook endpoint was deactivated",
-              retryAfter: undefined
-            }))
-        const sent = yield* (options?.gate === undefined ? request : options.gate(request))
-        const attemptedAt = sent.attemptedAt
-        if (options?.onSent !== undefined) yield* options.onSent
-        const delivered = sent.error === null
-        yield* Metric.increment(
-          !job.is_active
-            ? attemptsBy.endpoint_inactive
-            : delivered
-            ? attemptsBy.delivered
-            : sent.httpStatus === null
-            ? attemptsBy.network_error
-            : attemptsBy.http_error
-        )
-        const cycleAttempt = job.cycle_attempts + 1
-        const retry = delivered || !job.is_active
-          ? Option.none()
-          : yield* nextRetry(cycleAttempt, job.max_attempts, retryAfter(sent.retryAfter, attemptedAt))
-        const status: DeliveryStatus = delivered ? "delivered" : Option.isSome(retry) ? "pending" : "failed"
-        const nextAttemptAt = Option.match(retry, {
-          onNone: () => null,
-          onSome: (delay) => new Date(attemptedAt.getTime() + Duration.toMillis(delay)).toISOString()
-        })
-        const entry: AttemptLogEntry = {
-          attempted_at: attemptedAt.toISOString(),
-          http_status: sent.httpStatus,
-          duration_ms: sent.durationMs,
-          error: sent.error
-        }
-        const done = yield* Deferred.make<void, SqlError.SqlError>()
-        yield* pending.offer({
-          row: {
-            id: job.id,
-            http_status: sent.httpStatus,
-            error: sent.error,
-            entry,
-            delivered,
-            status,
-            attempted_at: entry.attempted_at,
-            next_attempt_at: nextAttemptAt
-          },
+        const sent = yield* send(job)
+        const recorded = yield* Deferred.make<DeliveryStatus, SqlError.SqlError>()
+        pending.unsafeOffer({
+          job,
+          sent,
           span: yield* Effect.option(Effect.currentSpan),
-          done
+          done: (exit) => Deferred.unsafeDone(recorded, exit)
         })
-        yield* Deferred.await(done)
-        yield* leases.settled([job.id])
+        const status = yield* Deferred.await(recorded)
+        const delivered = sent.error === null
         return { delivered, httpStatus: sent.httpStatus, durationMs: sent.durationMs, error: sent.error, status }
       }).pipe(Effect.withSpan("Deliveries.attempt", {
         attributes: { "webhook.event": job.event_type, "webhook.delivery_id": job.id },
         ...TraceContext.parentOf(job.trace_parent)
       }))
+
+    /**
+     * The delivery loop's attempt, without a fiber of its own (docs/performance.md, "Deliveries without a fiber
+     * each"): the same request, outcome and record as `attempt`, as a plain promise that settles once the receiver
+     * answered (`onSent` has run); `onRecorded` follows when the recorder wrote it. Rejects on a defect (a secret
+     * no key opens) or when `signal` aborted the request: nothing is recorded then, and the lease lapses.
+     */
+    const deliver = async (job: ClaimedDelivery, hooks: DeliverHooks): Promise<void> => {
+      const { clock, trace } = hooks
+      const span = trace?.tracer.span(
+        "Deliveries.attempt",
+        TraceContext.parse(job.trace_parent),
+        Context.empty(),
+        [],
+        clock.unsafeCurrentTimeNanos(),
+        "internal"
+      )
+      span?.attribute("webhook.event", job.event_type)
+      span?.attribute("webhook.delivery_id", job.id)
+      const started = clock.unsafeCurrentTimeMillis()
+      const attemptedAt = new Date(started)
+      let sent: Sent
+      try {
+        if (!job.is_active) sent = inactive(attemptedAt)
+        else {
+          const secret = opened.get(job.secret) ?? await Runtime.runPromise(runtime)(Effect.orDie(openSecret(job.secret)))
+          const result = await http.send(deliveryRequest(job, secret, started), {
+            ...sendOptions,
+            signal: hooks.signal,
+            ...(span === undefined ? {} : { trace: { ...trace!, parent: span } })
+          })
+          sent = sentOf(result, attemptedAt, Math.max(0, clock.unsafeCurrentTimeMillis() - started))
+        }
+      } catch (cause) {
+        span?.end(clock.unsafeCurrentTimeNanos(), Exit.die(cause))
+        throw cause
+      }
+      hooks.onSent()
+      pending.unsafeOffer({
+        job,
+        sent,
+        span: Option.fromNullable(span),
+        done: (exit) => {
+          span?.end(clock.unsafeCurrentTimeNanos(), exit)
+          hooks.onRecorded(exit)
+        }
+      })
+    }
 
     /**
      * Extends the lease of a claimed delivery that waited for its endpoint's slot, so that it outlives the attempt
@@ -412,7 +503,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
     const runDue = (limit: number) =>
       Effect.gen(function*() {
         const jobs = yield* claim(limit)
-        yield* Effect.forEach(jobs, (job) => attempt(job), { concurrency: "unbounded", discard: true })
+        yield* Effect.forEach(jobs, attempt, { concurrency: "unbounded", discard: true })
         return jobs.length
       })
 
@@ -576,7 +667,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
         (rows) => new Map(rows.map((row) => [row.endpoint_id, { delivered: row.delivered, failed: row.failed }]))
       ).pipe(Effect.orDie)
 
-    return { claim, attempt, renew, runDue, list, redeliver, ping, nextDueAt, environmentOf, outcomesSince } as const
+    return { claim, attempt, deliver, renew, runDue, list, redeliver, ping, nextDueAt, environmentOf, outcomesSince } as const
   })
 }) {}
 

@@ -1,22 +1,9 @@
-import {
-  Cause,
-  Clock,
-  DateTime,
-  Duration,
-  Effect,
-  ExecutionStrategy,
-  Exit,
-  Layer,
-  Option,
-  Queue,
-  Ref,
-  Schedule,
-  Scope,
-  Stream
-} from "effect"
+import { Headers } from "@effect/platform"
+import { Cause, DateTime, Duration, Effect, Exit, FiberRef, Layer, Option, Queue, Ref, Runtime, Schedule, Stream } from "effect"
 import { Database, PgPool } from "../db/Database.ts"
 import * as Listen from "../db/Listen.ts"
-import { Deliveries } from "./Deliveries.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
+import { type ClaimedDelivery, Deliveries } from "./Deliveries.ts"
 import { DELIVERY_TIMEOUT } from "./RetryPolicy.ts"
 
 /**
@@ -30,12 +17,14 @@ export const ENDPOINT_CONCURRENCY = 32
 export const DELIVERY_CONCURRENCY = 512
 
 /**
- * Deliveries claimed per endpoint at most: its requests in flight and as many waiting for a slot, so that the next
- * request to a fast receiver starts when one ends rather than a claim later.
+ * Deliveries claimed per endpoint at most: its requests in flight and three times as many waiting for a lane, so
+ * that the next request to a fast receiver starts when one ends rather than a claim later, and one claim feeds its
+ * lanes for several round trips (with twice, the claims' round trips held a backlog at ~4,500/s; docs/
+ * performance.md). A slow receiver's waiting rows renew their lease (`RENEW_AFTER`).
  */
-const ENDPOINT_CLAIMED = 2 * ENDPOINT_CONCURRENCY
+const ENDPOINT_CLAIMED = 4 * ENDPOINT_CONCURRENCY
 
-/** A delivery that waited this long for its endpoint's slot renews its lease before its request. */
+/** A delivery that waited this long for a lane of its endpoint renews its lease before its request. */
 const RENEW_AFTER = Duration.seconds(3)
 
 /**
@@ -58,21 +47,29 @@ const CLAIM_GATHER = Duration.millis(2)
 /** After a failed round (the database away), the next one comes this soon. */
 const RETRY_AFTER_FAILURE = Duration.seconds(1)
 
+/** A claimed delivery waiting for a lane of its endpoint. */
+interface Claimed {
+  readonly job: ClaimedDelivery
+  readonly claimedAt: number
+}
+
 /**
- * The delivery loop (ROLE=worker|all; design §1, §7): claims due deliveries up to the free capacity (at most
- * `ENDPOINT_CONCURRENCY` in flight per endpoint), attempts each in its own fiber, and sleeps until woken — by
- * `NOTIFY webhook_deliveries` (a new or redelivered row), by a finished request or attempt, or by the time the
- * next retry falls due. The outcomes are recorded in batches by `Deliveries`' recorder.
+ * The delivery loop (ROLE=worker|all; design §1, §7): claims due deliveries up to the free capacity, hands each
+ * to its endpoint's lanes (at most `ENDPOINT_CONCURRENCY` per endpoint, each sending one request after the
+ * other), and sleeps until woken — by `NOTIFY webhook_deliveries` (a new or redelivered row), by an answered
+ * request or a recorded attempt, or by the time the next retry falls due. The outcomes are recorded in batches
+ * by `Deliveries`' recorder.
  */
 export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   const deliveries = yield* Deliveries
   const database = yield* Database
   const wake = yield* Queue.sliding<void>(1)
-  const inFlight = yield* Ref.make(0)
-  /** Per endpoint: deliveries claimed whose request has not been answered yet (waiting for a slot or sent). */
+  /** Attempts claimed and not yet recorded (waiting for a lane, sent, or being recorded). */
+  let inFlight = 0
+  /** Per endpoint: deliveries claimed whose request has not been answered yet (waiting for a lane or sent). */
   const claimed = new Map<string, number>()
-  /** Per endpoint with claimed deliveries: its `ENDPOINT_CONCURRENCY` request slots. */
-  const slots = new Map<string, Effect.Semaphore>()
+  /** Per endpoint with claimed deliveries: what waits for a lane, and how many lanes run (≤ ENDPOINT_CONCURRENCY). */
+  const endpoints = new Map<string, { readonly waiting: Array<Claimed>; lanes: number }>()
   const endpointFull = () => {
     for (const n of claimed.values()) if (n >= ENDPOINT_CLAIMED) return true
     return false
@@ -97,21 +94,95 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     )
   }
 
-  const finished = Ref.update(inFlight, (n) => n - 1).pipe(Effect.zipRight(wake.offer(undefined)))
+  // The attempts run as plain promises, not a fiber each (docs/performance.md, "Deliveries without a fiber
+  // each"): what they need of this fiber is taken once here.
+  const runtime = yield* Effect.runtime<never>()
+  const clock = yield* Effect.clock
+  const trace = (yield* FiberRef.get(TraceContext.Exported))
+    ? { tracer: yield* Effect.tracer, clock, redactedNames: yield* FiberRef.get(Headers.currentRedactedNames) }
+    : undefined
+  const stop = new AbortController()
+  const run = <A, E>(effect: Effect.Effect<A, E>) => Runtime.runPromiseExit(runtime)(effect)
+  const wakeUp = () => {
+    wake.unsafeOffer(undefined)
+  }
 
-  // Attempts run in their own scope. On shutdown the loop stops first (its fiber is forked after this
-  // finalizer, so it is interrupted before it runs); then attempts in flight get up to one delivery timeout
-  // to finish and be recorded, so a restart does not send them again; whatever is left is interrupted and
-  // its lease lets another instance take it over.
-  const attempts = yield* Scope.make(ExecutionStrategy.parallel)
+  /** The receiver answered (or the request failed, or never started): the endpoint's claim is free. */
+  const answered = (endpoint: string) => {
+    const left = (claimed.get(endpoint) ?? 1) - 1
+    if (left > 0) claimed.set(endpoint, left)
+    else claimed.delete(endpoint)
+    wakeUp()
+  }
+  const finished = () => {
+    inFlight--
+    wakeUp()
+  }
+
+  /**
+   * One attempt in a lane. A delivery that waited long for a lane (a slow receiver) renews its lease before its
+   * request, so that the lease still outlives the attempt. Whatever fails here is logged; the lease then lapses
+   * and the delivery is attempted again.
+   */
+  const attemptOne = async ({ job, claimedAt }: Claimed) => {
+    let sent = false
+    const onSent = () => {
+      if (!sent) answered(job.endpoint_id)
+      sent = true
+    }
+    try {
+      if (clock.unsafeCurrentTimeMillis() - claimedAt > Duration.toMillis(RENEW_AFTER)) {
+        const renewed = await run(deliveries.renew(job))
+        if (Exit.isFailure(renewed)) throw Cause.squash(renewed.cause)
+      }
+      await deliveries.deliver(job, { clock, trace, signal: stop.signal, onSent, onRecorded: finished })
+    } catch (cause) {
+      onSent()
+      finished()
+      if (!stop.signal.aborted) await run(Effect.logError("webhook delivery attempt failed", Cause.die(cause)))
+    }
+  }
+
+  /** Set when the loop stops: no lane starts another request. */
+  let stopping = false
+
+  /** Claimed deliveries not sent yet are given up: their leases are given back by the shutdown. */
+  const giveUpWaiting = (state: { readonly waiting: Array<Claimed> }) => {
+    for (const left of state.waiting.splice(0)) {
+      answered(left.job.endpoint_id)
+      finished()
+    }
+  }
+
+  /** A lane: requests to one endpoint one after the other, while its claimed deliveries wait. */
+  const lane = async (endpoint: string, state: { readonly waiting: Array<Claimed>; lanes: number }) => {
+    for (let next = state.waiting.shift(); next !== undefined; next = stopping ? undefined : state.waiting.shift()) {
+      await attemptOne(next)
+    }
+    state.lanes--
+    if (state.lanes === 0) {
+      endpoints.delete(endpoint)
+      giveUpWaiting(state)
+    }
+  }
+
+  // On shutdown the loop stops first (its fiber is forked after this finalizer, so it is interrupted before it
+  // runs) and the deliveries claimed but not sent are given up (their leases are given back, so another instance
+  // takes them at once); then requests in flight get up to one delivery timeout to finish and be recorded, so a
+  // restart does not send them again; whatever is still in flight then is aborted and its lease given back.
   yield* Effect.addFinalizer(() =>
-    Ref.get(inFlight).pipe(
-      Effect.repeat({ until: (n) => n === 0, schedule: Schedule.spaced("50 millis") }),
-      // A finalizer is uninterruptible: the wait must not be, for the timeout to end it.
-      Effect.interruptible,
-      Effect.timeout(Duration.sum(DELIVERY_TIMEOUT, Duration.seconds(1))),
-      Effect.ignore,
-      Effect.zipRight(Scope.close(attempts, Exit.void))
+    Effect.sync(() => {
+      stopping = true
+      for (const state of endpoints.values()) giveUpWaiting(state)
+    }).pipe(
+      Effect.zipRight(Effect.sync(() => inFlight).pipe(
+        Effect.repeat({ until: (n) => n === 0, schedule: Schedule.spaced("50 millis") }),
+        // A finalizer is uninterruptible: the wait must not be, for the timeout to end it.
+        Effect.interruptible,
+        Effect.timeout(Duration.sum(DELIVERY_TIMEOUT, Duration.seconds(1))),
+        Effect.ignore
+      )),
+      Effect.zipRight(Effect.sync(() => stop.abort()))
     )
   )
 
@@ -120,43 +191,24 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
 
   /** One round: claims what fits and starts it; answers whether more may be waiting right now. */
   const round = Effect.gen(function*() {
-    const free = DELIVERY_CONCURRENCY - (yield* Ref.get(inFlight))
+    const free = DELIVERY_CONCURRENCY - inFlight
     if (free <= 0) return false
     const jobs = yield* deliveries.claim(free, { perEndpoint: ENDPOINT_CLAIMED, busy: claimed })
-    const claimedAt = yield* Clock.currentTimeMillis
-    yield* Ref.update(inFlight, (n) => n + jobs.length)
+    const claimedAt = clock.unsafeCurrentTimeMillis()
+    inFlight += jobs.length
     for (const job of jobs) {
       const endpoint = job.endpoint_id
       claimed.set(endpoint, (claimed.get(endpoint) ?? 0) + 1)
-      let slot = slots.get(endpoint)
-      if (slot === undefined) {
-        slot = yield* Effect.makeSemaphore(ENDPOINT_CONCURRENCY)
-        slots.set(endpoint, slot)
+      let state = endpoints.get(endpoint)
+      if (state === undefined) {
+        state = { waiting: [], lanes: 0 }
+        endpoints.set(endpoint, state)
       }
-      // Counted once, when its receiver answered (or at the end, whatever happened).
-      const sent = yield* Effect.once(Effect.suspend(() => {
-        const left = (claimed.get(endpoint) ?? 1) - 1
-        if (left > 0) claimed.set(endpoint, left)
-        else {
-          claimed.delete(endpoint)
-          slots.delete(endpoint) // nobody holds or waits for its slots any more
-        }
-        return wake.offer(undefined)
-      }))
-      // A delivery that waited long for a slot (a slow receiver) renews its lease before its request, so that
-      // the lease still outlives the attempt.
-      const renew = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        now - claimedAt > Duration.toMillis(RENEW_AFTER) ? deliveries.renew(job) : Effect.void)
-      const gate = slot.withPermits(1)
-      yield* deliveries.attempt(job, {
-        gate: (request) => gate(Effect.zipRight(renew, request)),
-        onSent: sent
-      }).pipe(
-        Effect.catchAllCause((cause) => Effect.logError("webhook delivery attempt failed", cause)),
-        Effect.ensuring(sent),
-        Effect.ensuring(finished),
-        Effect.forkIn(attempts)
-      )
+      state.waiting.push({ job, claimedAt })
+      if (state.lanes < ENDPOINT_CONCURRENCY) {
+        state.lanes++
+        void lane(endpoint, state)
+      }
     }
     lastClaim = jobs.length
     // An endpoint at its bound hides no other's rows (the claim bounds each endpoint on its own); only the
@@ -177,9 +229,9 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     if (more) return
     // At capacity, the next finished attempt wakes the loop: no need to ask the table when the next row is due
     // (that aggregate is the costliest statement of a backlog; docs/performance.md).
-    const full = (yield* Ref.get(inFlight)) >= DELIVERY_CONCURRENCY
+    const full = inFlight >= DELIVERY_CONCURRENCY
     const sleep = full ? backstop : endpointFull() ? AT_ENDPOINT_CAP : yield* idleFor
-    const backlog = lastClaim > 1 && (yield* Ref.get(inFlight)) > 0
+    const backlog = lastClaim > 1 && inFlight > 0
     yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(sleep))
     // In a backlog (the last claim took several rows, attempts are in flight) they finish one by one and each
     // wakes the loop: gathering them for a moment lets one claim take several rows (a claim per delivery is

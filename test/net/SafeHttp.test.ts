@@ -1,14 +1,16 @@
 import { HttpClientRequest } from "@effect/platform"
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test"
-import { Effect, Either, Layer } from "effect"
+import { Clock, Context, Effect, Either, Exit, Layer, Option, Tracer } from "effect"
 import {
   DEFAULT_MAX_BODY_BYTES,
   type ExecuteOptions,
   OutboundFailed,
+  type PlainRequest,
   ResolveFailed,
   Resolver,
   SafeHttp,
-  type SafeHttpOptions
+  type SafeHttpOptions,
+  type SendOptions
 } from "../../src/net/SafeHttp.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -445,5 +447,127 @@ describe("resolution failures", () => {
       await attempt(Resolver.system, dev, HttpClientRequest.get(`http://localhost:${http.port}/x`))
     )
     expect(["127.0.0.1", "::1"]).toContain(response.address)
+  })
+})
+
+describe("send: the promise form makes the same attempt (the webhook delivery loop's)", () => {
+  /** One `send` under a layer built for it. */
+  const send = (
+    resolver: Layer.Layer<Resolver>,
+    options: SafeHttpOptions,
+    request: PlainRequest,
+    sendOptions?: SendOptions
+  ) => run(resolver, options, (client) => Effect.promise(() => client.send(request, sendOptions)))
+
+  const post = (url: string): PlainRequest => ({
+    method: "POST",
+    url,
+    headers: { "content-type": "application/json", "x-signature": "t=1,v1=abc", host: "evil.example" },
+    body: `{"event":"ping"}`
+  })
+
+  test("pinned to the one resolution, with the original Host, the caller's headers and body", async () => {
+    const resolver = rebinding(["127.0.0.1"], ["203.0.113.9"])
+    const response = Either.getOrThrow(
+      await send(resolver.layer, dev, post(`http://rebind.example.test:${http.port}/hook?attempt=1`))
+    )
+    expect(response.status).toBe(200)
+    expect(response.address).toBe("127.0.0.1")
+    expect(response.headers["x-receiver"]).toBe("yes")
+    expect(resolver.calls).toEqual(["rebind.example.test"])
+    expect(seen).toHaveLength(1)
+    expect(seen[0]).toMatchObject({
+      method: "POST",
+      path: "/hook?attempt=1",
+      host: `rebind.example.test:${http.port}`,
+      body: `{"event":"ping"}`
+    })
+    expect(seen[0]!.headers["x-signature"]).toBe("t=1,v1=abc")
+    expect(seen[0]!.headers["content-type"]).toBe("application/json")
+    expect(seen[0]!.headers["traceparent"]).toBeUndefined()
+  })
+
+  test("refused under the policy: by the URL, or by an address of the name; nothing is sent", async () => {
+    const byUrl = failure(await send(everythingLocal().layer, strict, post(`http://127.0.0.1:${http.port}/hook`)))
+    expect(byUrl._tag).toBe("UnsafeUrl")
+    const byAddress = failure(await send(everythingLocal().layer, strict, post("https://rebind.example.test/hook")))
+    expect(byAddress._tag).toBe("UnsafeUrl")
+    expect(byAddress.message).toContain("resolves to 127.0.0.1")
+    expect(seen).toEqual([])
+  })
+
+  test("TLS is verified against the original name while connecting to the pinned address", async () => {
+    const good = await send(everythingLocal().layer, dev, post(`https://photos.example.test:${https.port}/a`))
+    expect(Either.getOrThrow(good).status).toBe(200)
+    const other = outbound(await send(everythingLocal().layer, dev, post(`https://other.example.test:${https.port}/b`)))
+    expect(other.kind).toBe("connect")
+    expect(other.message).toContain("TLS certificate of other.example.test")
+    expect(seen.map((s) => s.path)).toEqual(["/a"])
+  })
+
+  test("answers and failures as execute gives them: a redirect, too_large, timeout, connect", async () => {
+    const local = (path: string) => post(`http://hooks.example.test:${http.port}${path}`)
+    const layer = everythingLocal().layer
+    expect(Either.getOrThrow(await send(layer, dev, local("/redirect"))).status).toBe(302)
+    expect(outbound(await send(layer, dev, local("/bytes?n=2000"), { maxBodyBytes: 1000 })).kind).toBe("too_large")
+    const timeout = outbound(await send(layer, dev, local("/hang"), { timeout: "300 millis" }))
+    expect(timeout.kind).toBe("timeout")
+    expect(timeout.message).toBe("no complete answer from hooks.example.test within 300ms")
+    const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() })
+    const port = closed.port
+    closed.stop(true)
+    expect(outbound(await send(layer, dev, post(`http://127.0.0.1:${port}/x`))).kind).toBe("connect")
+    expect(seen.map((s) => s.path)).toEqual(["/redirect", "/bytes?n=2000", "/hang"])
+  })
+
+  test("an aborted signal rejects the promise instead of answering a failure", async () => {
+    const stop = new AbortController()
+    const pending = send(everythingLocal().layer, dev, post(`http://hooks.example.test:${http.port}/hang`), {
+      signal: stop.signal
+    })
+    await Bun.sleep(100)
+    stop.abort()
+    expect(await pending.then(() => "answered", () => "rejected")).toBe("rejected")
+  })
+
+  test("with a trace: one http.client span under the given parent, attributes as execute sets them", async () => {
+    const spans: Array<Tracer.Span> = []
+    const native = Effect.runSync(Effect.tracer)
+    const recording = Tracer.make({
+      span: (...args) => {
+        const span = native.span(...args)
+        spans.push(span)
+        return span
+      },
+      context: native.context
+    })
+    const parent = native.span("parent", Option.none(), Context.empty(), [], 0n, "internal")
+    const trace = {
+      tracer: recording,
+      clock: Clock.make(),
+      parent,
+      redactedNames: ["x-signature"]
+    }
+    const ok = await send(everythingLocal().layer, dev, post(`http://hooks.example.test:${http.port}/hook`), { trace })
+    expect(Either.getOrThrow(ok).status).toBe(200)
+    const failed = await send(everythingLocal().layer, dev, post(`http://hooks.example.test:${http.port}/hang`), {
+      trace,
+      timeout: "200 millis"
+    })
+    expect(outbound(failed).kind).toBe("timeout")
+    expect(spans.map((span) => span.name)).toEqual(["http.client POST", "http.client POST"])
+    const [first, second] = spans
+    expect(Option.getOrThrow(first!.parent).spanId).toBe(parent.spanId)
+    expect(first!.kind).toBe("client")
+    expect(first!.attributes.get("http.response.status_code")).toBe(200)
+    expect(first!.attributes.get("url.full")).toBe(`http://hooks.example.test:${http.port}/hook`)
+    expect(first!.attributes.get("http.request.header.x-signature")).toBe("<redacted>")
+    expect(first!.attributes.get("http.response.header.x-receiver")).toBe("yes")
+    expect(first!.status._tag).toBe("Ended")
+    expect(second!.status._tag === "Ended" && Exit.isFailure(second!.status.exit)).toBe(true)
+    // Without a trace, no span is made.
+    spans.length = 0
+    await send(everythingLocal().layer, dev, post(`http://hooks.example.test:${http.port}/hook`))
+    expect(spans).toEqual([])
   })
 })
