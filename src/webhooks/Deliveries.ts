@@ -64,7 +64,7 @@ export interface DeliverHooks {
   readonly trace: Omit<PlainTrace, "parent"> | undefined
   /** Aborts the request (the loop's last resort at shutdown): nothing is recorded then. */
   readonly signal: AbortSignal
-  /** The receiver answered, or the request failed: the endpoint's slot is free. */
+  /** The receiver answered, or the request failed: the endpoint's lane is free. */
   readonly onSent: () => void
   /** The outcome was recorded (or could not be: the lease then lapses and the attempt is made again). */
   readonly onRecorded: (exit: Exit.Exit<DeliveryStatus, SqlError.SqlError>) => void
@@ -487,7 +487,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
     }
 
     /**
-     * Extends the lease of a claimed delivery that waited for its endpoint's slot, so that it outlives the attempt
+     * Extends the lease of a claimed delivery that waited for a lane of its endpoint, so that it outlives the attempt
      * (design §7); a row no longer leased under `until` (redelivered meanwhile) is left as it is.
      */
     const renew = (job: ClaimedDelivery) =>
