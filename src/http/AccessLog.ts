@@ -1,5 +1,5 @@
 import { HttpApp, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect, FiberRef, MetricLabel } from "effect"
+import { Clock, Effect, FiberRef, LogLevel, MetricLabel } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Metrics from "../shared/Metrics.ts"
 import type { CompiledRoutes } from "./Routes.ts"
@@ -72,17 +72,20 @@ export const make = (routes: CompiledRoutes) => {
           // Synchronous updates: two more effects per request would cost more than the counting itself.
           Metrics.httpRequests.unsafeUpdate(1, labels.count)
           Metrics.httpRequestDuration.unsafeUpdate((now - startedAt) / 1000, labels.duration)
-          return Effect.as(
-            Effect.annotateLogs(Effect.logInfo("request"), {
-              method: request.method,
-              route,
-              status: response.status,
-              duration_ms: now - startedAt,
-              request_id: facts.requestId,
-              ...(facts.keyPrefix === null ? {} : { key_prefix: facts.keyPrefix })
-            }),
-            HttpServerResponse.setHeader(response, "x-request-id", facts.requestId)
-          )
+          const answer = HttpServerResponse.setHeader(response, "x-request-id", facts.requestId)
+          // Below the log level the line is not built at all: its annotations are a map made per request.
+          return Effect.flatMap(FiberRef.get(FiberRef.currentMinimumLogLevel), (minimum) =>
+            LogLevel.greaterThan(minimum, LogLevel.Info) ? Effect.succeed(answer) : Effect.as(
+              Effect.annotateLogs(Effect.logInfo("request"), {
+                method: request.method,
+                route,
+                status: response.status,
+                duration_ms: now - startedAt,
+                request_id: facts.requestId,
+                ...(facts.keyPrefix === null ? {} : { key_prefix: facts.keyPrefix })
+              }),
+              answer
+            ))
         })
       ))
 

@@ -8,7 +8,7 @@ import {
   HttpServerResponse,
   Multipart
 } from "@effect/platform"
-import { Cause, Effect, Option, Schema } from "effect"
+import { Cause, Effect, FiberRef, Option, Schema } from "effect"
 import { isUnavailable } from "../db/SqlErrors.ts"
 import {
   clip,
@@ -286,7 +286,12 @@ export const layer = (routes: ReadonlyArray<Route>) => {
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const facts: AccessLog.RequestFacts = { requestId: AccessLog.requestIdOf(request.headers["x-request-id"]), keyPrefix: null }
       const handled = Effect.catchAllCause(guarded(app, request), (cause) => recover(request, cause, facts.requestId))
-      return Effect.zipRight(accessLog.begin(request, facts), Effect.locally(handled, AccessLog.CurrentRequest, facts))
+      // Each request runs in a fiber of its own: the facts are set for the rest of it, not scoped with
+      // `Effect.locally` (an acquire/release around every request; docs/performance.md).
+      return Effect.zipRight(
+        Effect.zipRight(accessLog.begin(request, facts), FiberRef.set(AccessLog.CurrentRequest, facts)),
+        handled
+      )
     })
   )
 }
