@@ -424,7 +424,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
       Effect.gen(function*() {
         const sent = yield* send(job)
         const recorded = yield* Deferred.make<DeliveryStatus, SqlError.SqlError>()
-        pending.unsafeOffer({
+        yield* pending.offer({
           job,
           sent,
           span: yield* Effect.option(Effect.currentSpan),
