@@ -1,6 +1,7 @@
+import { Multipart } from "@effect/platform"
 import { describe, expect, test } from "bun:test"
 import fc from "fast-check"
-import { isJson, isMultipart, MAX_JSON_DEPTH, scanJson } from "../../src/http/BodyGuard.ts"
+import { isJson, isMultipart, MAX_JSON_DEPTH, scanJson, unwrapPlatformMultipart } from "../../src/http/BodyGuard.ts"
 
 /** The body guard's pure parts: the JSON scan and the content types (design §6.2, issue 14). */
 
@@ -71,5 +72,33 @@ describe("content types", () => {
     expect(isMultipart("Multipart/Form-Data")).toBe(true)
     expect(isMultipart("multipart/mixed")).toBe(false)
     expect(isMultipart(undefined)).toBe(false)
+  })
+})
+
+describe("multipart failures as the platform's reasons", () => {
+  const wrapped = (cause: unknown) => new Multipart.MultipartError({ reason: "InternalError", cause })
+
+  test.each([
+    [{ _tag: "ReachedLimit", limit: "MaxParts" }, "TooManyParts"],
+    [{ _tag: "ReachedLimit", limit: "MaxFieldSize" }, "FieldTooLarge"],
+    [{ _tag: "ReachedLimit", limit: "MaxPartSize" }, "FileTooLarge"],
+    [{ _tag: "ReachedLimit", limit: "MaxTotalSize" }, "BodyTooLarge"],
+    [{ _tag: "InvalidBoundary" }, "Parse"],
+    [{ _tag: "BadHeaders", error: { _tag: "BadRequest" } }, "Parse"],
+    [{ _tag: "InvalidDisposition" }, "Parse"],
+    [{ _tag: "EndNotReached" }, "Parse"]
+  ] as const)("the platform parser's InternalError around %o is %s, keeping the cause", (cause, reason) => {
+    const unwrapped = unwrapPlatformMultipart(wrapped(cause))
+    expect(unwrapped.reason).toBe(reason)
+    expect(unwrapped.cause).toBe(cause)
+  })
+
+  test("anything else is left as it is: another InternalError, or a reason already given", () => {
+    const internal = wrapped(new Error("disk full"))
+    expect(unwrapPlatformMultipart(internal)).toBe(internal)
+    const unknownTag = wrapped({ _tag: "SomethingElse" })
+    expect(unwrapPlatformMultipart(unknownTag)).toBe(unknownTag)
+    const parse = new Multipart.MultipartError({ reason: "Parse", cause: { _tag: "InvalidBoundary" } })
+    expect(unwrapPlatformMultipart(parse)).toBe(parse)
   })
 })
