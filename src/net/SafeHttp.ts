@@ -1,5 +1,5 @@
 import { Headers, type HttpClientRequest, UrlParams } from "@effect/platform"
-import { Cause, Clock, Context, Duration, Effect, Either, Exit, FiberRef, Layer, Option, Runtime, Schema, Stream, type Tracer } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Either, Exit, FiberId, FiberRef, Layer, Option, Runtime, Schema, Stream, type Tracer } from "effect"
 import { lookup } from "node:dns/promises"
 import { errorCode } from "./ErrorCode.ts"
 import { addressProblem, canonicalIp, checkUrl, type Target, UnsafeUrl, type UrlPolicy } from "./UrlSafety.ts"
@@ -514,6 +514,7 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
         "client"
       )
       if (span !== undefined) requestAttributes(span, request.method, target.url, headers, trace!.redactedNames)
+      const end = (exit: Exit.Exit<unknown, unknown>) => span?.end(trace!.clock.unsafeCurrentTimeNanos(), exit)
       try {
         const response = await attemptAt(
           target,
@@ -523,15 +524,17 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
           max,
           sendOptions?.signal
         )
-        if (span !== undefined) {
-          responseAttributes(span, response, trace!.redactedNames)
-          span.end(trace!.clock.unsafeCurrentTimeNanos(), Exit.void)
-        }
+        if (span !== undefined) responseAttributes(span, response, trace!.redactedNames)
+        end(Exit.void)
         return Either.right(response)
       } catch (cause) {
-        if (sendOptions?.signal?.aborted === true) throw cause
+        // Aborted by the caller: the span still ends (interrupted), then the promise rejects.
+        if (sendOptions?.signal?.aborted === true) {
+          end(Exit.interrupt(FiberId.none))
+          throw cause
+        }
         const error = failureOf(cause)
-        span?.end(trace!.clock.unsafeCurrentTimeNanos(), Exit.fail(error))
+        end(Exit.fail(error))
         return Either.left(error)
       }
     }

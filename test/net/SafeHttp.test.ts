@@ -565,6 +565,19 @@ describe("send: the promise form makes the same attempt (the webhook delivery lo
     expect(first!.attributes.get("http.response.header.x-receiver")).toBe("yes")
     expect(first!.status._tag).toBe("Ended")
     expect(second!.status._tag === "Ended" && Exit.isFailure(second!.status.exit)).toBe(true)
+    // Aborted by the caller: the promise rejects and the span still ends, interrupted.
+    spans.length = 0
+    const stop = new AbortController()
+    const aborted = send(everythingLocal().layer, dev, post(`http://hooks.example.test:${http.port}/hang`), {
+      trace,
+      signal: stop.signal
+    })
+    await Bun.sleep(100)
+    stop.abort()
+    expect(await aborted.then(() => "answered", () => "rejected")).toBe("rejected")
+    expect(spans).toHaveLength(1)
+    const cut = spans[0]!.status
+    expect(cut._tag === "Ended" && Exit.isInterrupted(cut.exit)).toBe(true)
     // Without a trace, no span is made.
     spans.length = 0
     await send(everythingLocal().layer, dev, post(`http://hooks.example.test:${http.port}/hook`))
