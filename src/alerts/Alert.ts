@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { isWaiting } from "../compliance/Outcomes.ts"
 import { isRequeued } from "../compliance/Settlement.ts"
 import type { ReservationRow } from "../reservations/ReservationRow.ts"
 
@@ -55,8 +56,10 @@ export const reportAlerts = (row: ReportsOf, today: string, rules: ReportRules):
     if (report.status === "error") {
       found.push({ ...base, kind: "report_error", authority, cause: `report_error:${authority}:${row.id}`, message: warning ?? "error" })
     } else if (
-      // A report an operator re-queued (`cli reports retry`) waits for the next run, not for a fix.
+      // A report an operator re-queued (`cli reports retry`), or one waiting for an answer, waits for the next run,
+      // not for a fix (a transient failure alerts when it ends in error, 72 h past due).
       report.status === "pending" && warning !== null && !rules.notices.includes(warning) && !isRequeued(warning) &&
+      !isWaiting(warning) &&
       row.reservation_status !== "cancelled" && row.check_in <= today
     ) {
       found.push({ ...base, kind: "report_blocked", authority, cause: `report_blocked:${authority}:${row.id}`, message: warning })

@@ -46,7 +46,65 @@ export const verdictOf = (parts: ReadonlyArray<GuestPart>, hold: Hold, main: str
   if (hold._tag === "None" && parts.length > 0 && parts.every((part) => part.state === "accepted")) {
     return { status: "success", code: main === null ? null : parts.find((part) => part.guest === main)?.code ?? null }
   }
-  return { status: "pending", warning: null, transient: true }
+  const reason = hold._tag === "Transient" ? hold.reason : "no answer yet"
+  return { status: "pending", warning: waitingWarning(reason), transient: true }
+}
+
+/**
+ * The warning of a report still waiting for an answer (design §6.8: every report pending past its due date says
+ * why). It holds nothing an operator must fix, so it raises no alert (`isWaiting`).
+ */
+const WAITING = "waiting: "
+export const waitingWarning = (reason: string) => `${WAITING}${reason}; tried again at the next report run`
+export const isWaiting = (warning: string) => warning.startsWith(WAITING)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Exits follow entries (design §6.8)
+
+/** One SIRE movement as the exit rule reads it. */
+export interface MovementFacts {
+  readonly guest_id: string
+  readonly movement: "E" | "S"
+  readonly state: "pending" | "in_file" | "accepted" | "rejected"
+  readonly possible_duplicate: boolean
+}
+
+/**
+ * Migración holds, or may hold, this entry: accepted, in a generated (manual) or uploading file, or sent with an
+ * unknown outcome at least once (a possible duplicate, whatever came after).
+ */
+export const entryMayBeHeld = (entry: MovementFacts): boolean =>
+  entry.state === "accepted" || entry.state === "in_file" || entry.possible_duplicate
+
+/**
+ * The entry is settled enough for its exit to go out: accepted or in a file; or held possibly (an unknown
+ * outcome) and never to be sent again — its report ended (`entryFinal`: an error, the 72-h give-up, or the
+ * reservation cancelled). While a possibly-held entry is still being retried its exit waits, so Migración never
+ * sees the exit before a re-sent entry.
+ */
+export const entryReadyForExit = (entry: MovementFacts, entryFinal: boolean): boolean =>
+  entry.state === "accepted" || entry.state === "in_file" || (entryFinal && entryMayBeHeld(entry))
+
+/**
+ * Which guests an exit is owed to and which wait (design §6.8, "An exit follows its guest's entry"): `owed`, the
+ * guests whose entry is ready and who have no exit in a file, accepted or refused yet — one exit per entry,
+ * never withdrawn; `waiting`, the guests whose entry may be held but is still being retried.
+ */
+export const exitsOwed = (
+  movements: ReadonlyArray<MovementFacts>,
+  entryFinal: boolean
+): { readonly owed: ReadonlyArray<string>; readonly waiting: ReadonlyArray<string> } => {
+  const exitDone = new Set(
+    movements.filter((found) => found.movement === "S" && found.state !== "pending").map((found) => found.guest_id)
+  )
+  const owed: Array<string> = []
+  const waiting: Array<string> = []
+  for (const entry of movements) {
+    if (entry.movement !== "E" || exitDone.has(entry.guest_id)) continue
+    if (entryReadyForExit(entry, entryFinal)) owed.push(entry.guest_id)
+    else if (entryMayBeHeld(entry)) waiting.push(entry.guest_id)
+  }
+  return { owed, waiting }
 }
 
 /**

@@ -37,8 +37,9 @@ export interface ReportListing {
 }
 
 /**
- * A reservation's reports as listed; `today` is the Bogotá date. A cancelled reservation's TRA and SIRE entry are
- * never sent any more (a failure of theirs needs no one), so only its exit is listed.
+ * A reservation's reports as listed; `today` is the Bogotá date. A cancelled reservation's reports are listed too:
+ * one that was in flight at the cancellation ends in `error` saying the authority may hold it (design §6.8), and
+ * the hotel must check the authority's portal.
  */
 export const listings = (row: ReservationRow, today: string): ReadonlyArray<ReportListing> => {
   const exit = row.sire.exit
@@ -48,8 +49,7 @@ export const listings = (row: ReservationRow, today: string): ReadonlyArray<Repo
     { authority: "sire_entry" as const, status: row.sire.status, sends_on: row.check_in, warning: row.sire.warning },
     { authority: "sire_exit" as const, status: exit.status, sends_on: exit.sends_on, warning: exit.warning }
   ]
-  const cancelled = row.reservation_status === "cancelled"
-  return reports.filter((report) => !cancelled || report.authority === "sire_exit").map((report) => ({
+  return reports.map((report) => ({
     reservation_id: row.id,
     external_id: row.external_id,
     account_id: row.account_id,

@@ -8,9 +8,10 @@ import * as Metrics from "../shared/Metrics.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import type { DueReport } from "../reservations/ReservationRepo.ts"
 import { type DueReservation, DueReports } from "./DueReports.ts"
-import type { Hold } from "./Outcomes.ts"
+import { exitsOwed, type Hold } from "./Outcomes.ts"
 import { Reference } from "./Reference.ts"
 import { ReferenceStore } from "./ReferenceStore.ts"
+import * as Settlement from "./Settlement.ts"
 import { holdKey, type PendingLine, SireReporting } from "./SireReporting.ts"
 import { type Movement, SireRecords } from "./SireRecords.ts"
 import { type TraCounts, TraReporting } from "./TraReporting.ts"
@@ -105,7 +106,18 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
         /** One claimed reservation: its TRA, then its SIRE lines for this run's files. */
         const one = ({ id, trace_parent }: DueReport) =>
           Effect.gen(function*() {
-            const reservation = yield* due.load(id, profiles)
+            const loaded = yield* due.load(id, profiles)
+            // design §6.8: a report of a cancelled reservation still pending was in flight at the cancellation and
+            // will not be sent again: it ends now (error, the authority may hold it), and the exit of every guest
+            // whose entry may be held becomes due on the cancellation's date.
+            const reservation = loaded.row.reservation_status === "cancelled" &&
+                (loaded.row.tra.status === "pending" || loaded.row.sire.status === "pending")
+              ? yield* Effect.gen(function*() {
+                const movements = (yield* records.allOf([id])).get(id) ?? []
+                yield* reservations.apply(id, Settlement.settleCancelled({ exitOwed: exitsOwed(movements, true).owed.length > 0 }))
+                return yield* due.load(id, profiles)
+              })
+              : loaded
             const { row } = reservation
             // A cancelled reservation is claimed only for its exits (design §6.8).
             if (row.reservation_status !== "cancelled") {

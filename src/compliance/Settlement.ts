@@ -17,8 +17,20 @@ export type Authority = "tra" | "sire"
  * `already_reported` for it and date changes are judged as "after reported" (design §6.6, §6.9).
  */
 export const markSent = (authority: Authority) =>
-  Transitions.plan(`markSent.${authority}`, () =>
-    Either.right(Transitions.decision(authority === "tra" ? { tra_reported: true } : { sire_reported: true }, undefined)))
+  Transitions.plan(`markSent.${authority}`, ({ row }) =>
+    Either.right(
+      withdrawn(row, authority)
+        ? Transitions.unchanged(undefined)
+        : Transitions.decision(authority === "tra" ? { tra_reported: true } : { sire_reported: true }, undefined)
+    ))
+
+/**
+ * A cancellation withdrew this report while a run was building it (design §6.8: a report still waiting never goes
+ * out once cancelled): the run must not send it. Checked under the row lock of the transaction that marks it
+ * sent, so a cancel either comes first and the report stays unsent, or after and answers `already_reported`.
+ */
+export const withdrawn = (row: Pick<Transitions.ReservationDraft, "reservation_status" | "tra" | "sire">, authority: Authority) =>
+  row.reservation_status === "cancelled" && row[authority].status !== "pending"
 
 /** A report still failing transiently 72 h past due ends in `error` (design §6.9). */
 export const giveUpIfLate = (verdict: Verdict, checkIn: string, now: Date, reason: string): Verdict =>
@@ -44,7 +56,19 @@ export interface SettleOptions {
    * `warning`, after the verdict's own warning when it has one.
    */
   readonly notice?: string | null
+  /**
+   * SIRE: some guest's entry is held (or may be) and has no exit yet (`Outcomes.exitsOwed`): the exit is due —
+   * armed again if it had ended or been withdrawn, on its date, which is at once when that date has passed
+   * (design §6.8, "An exit follows its guest's entry").
+   */
+  readonly exitOwed?: boolean
 }
+
+/** The exit armed again for the guests still owed one: pending on its date (design §6.8). */
+const armedExit = (row: Transitions.ReservationDraft, sire: Transitions.ReservationDraft["sire"]) =>
+  sire.exit.status === "pending"
+    ? sire
+    : { ...sire, exit: { status: "pending" as const, sends_on: Transitions.exitDate(row), reported_at: null } }
 
 /**
  * One report's verdict after a run. The stay's report: `success` (with the TRA main guest's code), `error`
@@ -55,7 +79,17 @@ export interface SettleOptions {
 export const settle = (authority: Authority, verdict: Verdict, options: SettleOptions = {}) =>
   Transitions.plan(`settle.${authority}`, ({ row }, at) => {
     const extension = options.extensionUpTo
-    if (extension === undefined && row[authority].status !== "pending") return Either.right(Transitions.unchanged(undefined))
+    // A report that ended in error because its reservation was cancelled in flight may still be confirmed by the
+    // authority (an operator uploads the kept file after all, `cli sire confirm`): then it is a success.
+    const confirmedAfterCancel = verdict.status === "success" && row[authority].status === "error" &&
+      row[authority].warning === cancelledInFlightWarning(authority)
+    if (extension === undefined && row[authority].status !== "pending" && !confirmedAfterCancel) {
+      return Either.right(
+        authority === "sire" && options.exitOwed === true && row.sire.exit.status !== "pending"
+          ? Transitions.decision({ sire: armedExit(row, row.sire) }, undefined)
+          : Transitions.unchanged(undefined)
+      )
+    }
     const noted = (warning: string | null): { readonly warning?: string } => {
       const said = [warning, options.notice ?? null].filter((text): text is string => text !== null)
       return said.length === 0 ? {} : { warning: said.join("; ") }
@@ -71,9 +105,10 @@ export const settle = (authority: Authority, verdict: Verdict, options: SettleOp
       ? { status: verdict.status, ...noted(verdict.warning), reported_at: at.toISOString() }
       : { status: verdict.status, ...noted(verdict.warning) }
     const code = verdict.status === "success" ? { mincit_code: verdict.code } : {}
+    const sire = { ...withoutWarning(row.sire), ...outcome }
     const report = authority === "tra"
       ? { tra: { ...withoutWarning(row.tra), ...outcome, ...code } }
-      : { sire: { ...withoutWarning(row.sire), ...outcome } }
+      : { sire: options.exitOwed === true ? armedExit(row, sire) : sire }
 
     if (extension !== undefined) {
       // A later extension may have moved check_out again meanwhile: the nights after this round are still owed.
@@ -110,14 +145,47 @@ export const settleExit = (verdict: Verdict, options: { readonly withdraw?: bool
     const exit = row.sire.exit
     if (exit.status !== "pending") return Either.right(Transitions.unchanged(undefined))
     const base = withoutWarning(exit)
+    // Withdrawn without a date: an entry accepted later arms it again (`exitOwed`).
     const next = options.withdraw === true && verdict.status === "error"
-      ? { ...base, status: "not_applicable" as const, warning: verdict.warning }
+      ? { ...base, status: "not_applicable" as const, sends_on: null, warning: verdict.warning }
       : verdict.status === "success"
       ? { ...base, status: "success" as const, reported_at: at.toISOString() }
       : verdict.status === "error"
       ? { ...base, status: "error" as const, warning: verdict.warning, reported_at: at.toISOString() }
       : { ...base, status: "pending" as const, ...(verdict.warning === null ? {} : { warning: verdict.warning }) }
     return Either.right(Transitions.decision({ sire: { ...row.sire, exit: next } }, undefined))
+  })
+
+/** The warning of a report cancelled while its submission was in flight or of unknown outcome (design §6.8). */
+export const cancelledInFlightWarning = (authority: Authority) =>
+  `the reservation was cancelled while this report was being sent or waiting for an answer: ${
+    authority === "tra" ? "the TRA" : "Migración (SIRE)"
+  } may hold it; check the authority's portal`
+
+/**
+ * Design §6.8, "Nothing stays pending for ever": a cancelled reservation's TRA or SIRE entry still `pending` was in
+ * flight or of unknown outcome at the cancellation (a waiting one was withdrawn by the cancel), and will never be
+ * sent again: it ends in `error` saying the authority may hold it (an alert, listed by `reports list`), and its
+ * `already_reported` stays true. No event follows (nothing follows `reservation.cancelled`). The exit of every
+ * guest whose entry may be held becomes due (`exitOwed`), on the cancellation's date.
+ */
+export const settleCancelled = (options: { readonly exitOwed: boolean }) =>
+  Transitions.plan("settle.cancelled", ({ row }, at) => {
+    if (row.reservation_status !== "cancelled") return Either.right(Transitions.unchanged(undefined))
+    const ended = <R extends { readonly status: string; readonly warning?: string; readonly reported_at: string | null }>(
+      report: R,
+      authority: Authority
+    ) =>
+      report.status === "pending"
+        ? { ...report, status: "error" as const, reported_at: at.toISOString(), warning: cancelledInFlightWarning(authority) }
+        : report
+    const sire = ended(row.sire, "sire")
+    return Either.right(Transitions.decision({
+      tra: ended(row.tra, "tra"),
+      sire: options.exitOwed ? armedExit(row, sire) : sire,
+      report_failures: 0,
+      report_retry_at: null
+    }, undefined))
   })
 
 /** Which of a reservation's reports an operator re-queued (`cli reports retry`, design §9). */

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../config/AppConfig.ts"
@@ -6,7 +7,7 @@ import type { GuestRow } from "../reservations/ReservationRow.ts"
 import { Reservations } from "../reservations/Reservations.ts"
 import * as Failpoints from "../shared/Failpoints.ts"
 import { type DueReservation, guestLabel } from "./DueReports.ts"
-import { type GuestPart, type Hold, verdictOf } from "./Outcomes.ts"
+import { entryReadyForExit, exitsOwed, type GuestPart, type Hold, verdictOf, waitingWarning } from "./Outcomes.ts"
 import { Reference } from "./Reference.ts"
 import * as Settlement from "./Settlement.ts"
 import { sireFile, sireLine } from "./Sire.ts"
@@ -26,7 +27,9 @@ import { type Movement, type MovementRow, SireRecords } from "./SireRecords.ts"
 /** Configuration warnings of SIRE beyond those set when reports become due (Lifecycle.Warnings). */
 export const Warnings = {
   sireCityCodeMissing: "the property has no SIRE city code; configure it so the SIRE report can be sent",
-  noEntrySent: "no guest's entry was accepted, so there is no exit to report"
+  noEntrySent: "no guest's entry was accepted, so there is no exit to report",
+  inManualFile: waitingWarning("in a generated SIRE file, for the operator to upload it to Migración and run `cli sire confirm`"),
+  entryUnconfirmed: "the entry of a guest went out with an unknown outcome and is being sent again; its exit follows it"
 } as const
 
 /** One line waiting for its property's file in this run. */
@@ -63,6 +66,7 @@ export const mayHold = (movements: ReadonlyArray<MovementRow>) =>
 export class SireReporting extends Effect.Service<SireReporting>()("compliance/SireReporting", {
   dependencies: [SireRecords.Default],
   effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
     const gateway = yield* SireGateway
     const records = yield* SireRecords
     const reservations = yield* Reservations
@@ -95,7 +99,9 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
           )
           : yield* Effect.gen(function*() {
             const entries = yield* records.all(row.id, "E")
-            const sent = entries.filter((entry) => entry.state === "accepted" || entry.state === "in_file")
+            // design §6.8: an exit for every entry Migración holds or may hold, once that entry is sent no more.
+            const entryFinal = row.reservation_status === "cancelled" || row.sire.status !== "pending"
+            const sent = entries.filter((entry) => entryReadyForExit({ ...entry, movement: "E" }, entryFinal))
             // A pending exit follows its date until it is in a file.
             yield* records.moveExits(row.id, date, at)
             return yield* records.ensurePending(row.id, "S", sent.map((entry) => entry.guest_id), date, at)
@@ -143,50 +149,62 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
     const send = (propertyId: string, batch: FileBatch) =>
       Effect.gen(function*() {
         const at = yield* nowDate
-        const content = sireFile(batch.lines.map((line) => line.line))
         const id = randomUUID()
         const stamp = at.toISOString().replace(/[-:]/g, "").slice(0, 15) // yyyymmddThhmmss
-        yield* records.createFile(
-          {
-            id,
-            propertyId,
-            mode: config.sireMode,
-            name: `SIRE-${batch.hotelCode}-${stamp.replace("T", "-")}-${id.slice(0, 8)}.txt`,
-            content,
-            lines: batch.lines.length,
-            at
-          },
-          batch.lines.map((line, index) => ({ movementId: line.movementId, line: index + 1 }))
-        )
-        // Once in a generated or posted file an entry counts as sent (design §6.8): a cancellation cannot take
-        // it back, `already_reported.sire` says so, and its exit becomes due.
+        // Once in a generated or posted file an entry counts as sent (design §6.8): a cancellation cannot take it
+        // back, `already_reported.sire` says so, and its exit becomes due. The mark and the file are one
+        // transaction, under the reservations' row locks: no instant exists where the file holds the line and a
+        // cancel answers `sire: false`, and an entry a cancel withdrew while this run built it is left out.
         const entered = [...new Set(batch.lines.filter((line) => line.movement === "E").map((line) => line.reservationId))]
-        yield* reservations.applyAll(entered.map((reservationId) => ({ id: reservationId, plan: Settlement.markSent("sire") })))
+        const filed = yield* Effect.gen(function*() {
+          const marked = yield* reservations.applyAll(
+            entered.map((reservationId) => ({ id: reservationId, plan: Settlement.markSent("sire") }))
+          )
+          const dropped = new Set(marked.filter((row) => Settlement.withdrawn(row, "sire")).map((row) => row.id))
+          const kept = batch.lines.filter((line) => !(line.movement === "E" && dropped.has(line.reservationId)))
+          if (kept.length === 0) return null
+          const content = sireFile(kept.map((line) => line.line))
+          yield* records.createFile(
+            {
+              id,
+              propertyId,
+              mode: config.sireMode,
+              name: `SIRE-${batch.hotelCode}-${stamp.replace("T", "-")}-${id.slice(0, 8)}.txt`,
+              content,
+              lines: kept.length,
+              at
+            },
+            kept.map((line, index) => ({ movementId: line.movementId, line: index + 1 }))
+          )
+          return { content, lines: kept }
+        }).pipe(sql.withTransaction, Effect.orDie)
+        if (filed === null) return { accepted: 0, rejected: 0, holds: new Map<string, Hold>() } satisfies FileResult
+        const { content, lines } = filed
         const holds = new Map<string, Hold>()
         if (config.sireMode === "manual") return { accepted: 0, rejected: 0, holds } satisfies FileResult
 
         yield* failpoint("sire.before_send")
         const outcome = yield* gateway.submit({ hotelCode: batch.hotelCode, cityCode: batch.cityCode, content })
         yield* failpoint("sire.after_answer")
-        const all = batch.lines.map((line) => line.movementId)
+        const all = lines.map((line) => line.movementId)
         const holdAll = (hold: Hold) => {
-          for (const line of batch.lines) holds.set(holdKey(line.reservationId, line.movement), hold)
+          for (const line of lines) holds.set(holdKey(line.reservationId, line.movement), hold)
         }
         const result = yield* Effect.gen(function*() {
           switch (outcome._tag) {
             case "Answered": {
               yield* records.fileAnswered(id, outcome)
               const failed = new Map(outcome.errors.map((error) => [error.line, error.message]))
-              yield* Effect.forEach(batch.lines, (line, index) => {
+              yield* Effect.forEach(lines, (line, index) => {
                 const message = failed.get(index + 1)
                 return records.settleMovements([line.movementId], message === undefined ? "accepted" : "rejected", message ?? null, at)
               }, { discard: true })
-              return { accepted: batch.lines.length - failed.size, rejected: failed.size, holds } satisfies FileResult
+              return { accepted: lines.length - failed.size, rejected: failed.size, holds } satisfies FileResult
             }
             case "Rejected":
               yield* records.fileAnswered(id, outcome)
               yield* records.settleMovements(all, "rejected", `the SIRE gateway refused the file (HTTP ${outcome.status}): ${outcome.reason}`, at)
-              return { accepted: 0, rejected: batch.lines.length, holds } satisfies FileResult
+              return { accepted: 0, rejected: lines.length, holds } satisfies FileResult
             case "Misconfigured": {
               // Refused credentials registered nothing: pending again, no duplicate possible.
               yield* records.fileFailed(id)
@@ -236,17 +254,34 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
       Effect.gen(function*() {
         const movements = recorded.filter((found) => found.movement === movement)
         if (movement === "S" && movements.length === 0) {
-          return Option.some({ id: reservationId, plan: Settlement.settleExit({ status: "error", warning: Warnings.noEntrySent }, { withdraw: true }) })
+          // An entry that may be held and is still being sent again keeps its exit waiting (never withdrawn).
+          const { waiting } = exitsOwed(recorded, false)
+          return Option.some({
+            id: reservationId,
+            plan: waiting.length > 0
+              ? Settlement.settleExit({ status: "pending", warning: waitingWarning(Warnings.entryUnconfirmed), transient: false })
+              : Settlement.settleExit({ status: "error", warning: Warnings.noEntrySent }, { withdraw: true })
+          })
         }
         const verdict = verdictOf(parts(movements, guests), hold, null)
         if (verdict.status === "pending" && hold._tag === "None" && movements.some((found) => found.state === "in_file")) {
-          return Option.none()
+          // Waiting for the operator is no failure: no retry count, no give-up; the warning says what it waits for.
+          const waiting = { status: "pending", warning: Warnings.inManualFile, transient: false } as const
+          const exitOwed = exitsOwed(recorded, false).owed.length > 0
+          return Option.some({
+            id: reservationId,
+            plan: movement === "E"
+              ? Settlement.settle("sire", waiting, { mayHold: true, exitOwed })
+              : Settlement.settleExit(waiting)
+          })
         }
         const final = Settlement.giveUpIfLate(verdict, since, yield* nowDate, hold._tag === "Transient" ? hold.reason : "")
+        // The entry is sent no more once its report ends (or the reservation was cancelled, `ReportRuns`).
+        const exitOwed = exitsOwed(recorded, final.status !== "pending").owed.length > 0
         return Option.some({
           id: reservationId,
           plan: movement === "E"
-            ? Settlement.settle("sire", final, { mayHold: mayHold(movements) })
+            ? Settlement.settle("sire", final, { mayHold: mayHold(movements), exitOwed })
             : Settlement.settleExit(final)
         })
       })

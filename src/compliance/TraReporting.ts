@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Either } from "effect"
 import * as Lifecycle from "../reservations/Lifecycle.ts"
 import type { GuestRow } from "../reservations/ReservationRow.ts"
@@ -115,6 +116,7 @@ const refusedToken = (status: number) => `the TRA refused the property's token (
 export class TraReporting extends Effect.Service<TraReporting>()("compliance/TraReporting", {
   dependencies: [TraSubmissions.Default],
   effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
     const tra = yield* TraClient
     const submissions = yield* TraSubmissions
     const reservations = yield* Reservations
@@ -187,8 +189,19 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
               reason: "the run that sent it stopped before its answer was recorded"
             }))
             : Effect.succeed(submission))
-        // In flight from here: a cancellation now answers already_reported.tra (design §6.9).
-        if (!due.row.tra_reported) yield* reservations.apply(due.row.id, Settlement.markSent("tra"))
+        /**
+         * These requests are about to leave: marked in flight (`markSending`) and the report marked sent in one
+         * transaction, under the reservation's row lock, so `already_reported.tra` turns true exactly when a
+         * request may leave, never before (design §6.8). False when a cancel withdrew the report meanwhile: then
+         * nothing is sent.
+         */
+        const inFlight = (ids: ReadonlyArray<string>) =>
+          ids.length === 0 ? Effect.succeed(true) : Effect.gen(function*() {
+            const { row } = yield* reservations.apply(due.row.id, Settlement.markSent("tra"))
+            if (Settlement.withdrawn(row, "tra")) return false
+            yield* submissions.markSending(ids, yield* nowDate)
+            return true
+          }).pipe(sql.withTransaction, Effect.orDie)
 
         // What this run's posts came to (companions are posted in parallel).
         const tally = { sent: 0, misconfigured: null as string | null }
@@ -211,12 +224,13 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
 
         const mainRow = rows.find((submission) => submission.role === "main")
         if (mainRow === undefined) return { hold: transient("no main guest to report"), ...none }
-        if (sendable(mainRow)) yield* submissions.markSending([mainRow.id], yield* nowDate)
+        const withdrawnMeanwhile = { hold: transient("the reservation was cancelled before the TRA went out"), ...none }
+        if (sendable(mainRow) && !(yield* inFlight([mainRow.id]))) return withdrawnMeanwhile
         const main = yield* submit(mainRow, (guest) =>
           tra.submitMain(token, mainBody(inputs.right.stay, guest, due.guests.length - 1)))
         const waiting = rows.filter((submission) => submission.role === "companion")
         const padre = main.state === "accepted" && main.code !== null ? Number(main.code) : null
-        if (padre !== null) yield* submissions.markSending(waiting.filter(sendable).map((row) => row.id), yield* nowDate)
+        if (padre !== null && !(yield* inFlight(waiting.filter(sendable).map((row) => row.id)))) return withdrawnMeanwhile
         const companions = padre === null ? waiting : yield* Effect.forEach(
           waiting,
           (companion) =>

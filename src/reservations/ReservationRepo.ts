@@ -258,14 +258,18 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           WHERE id IN (
             SELECT id FROM reservations
             WHERE environment = 'live'
-              AND (
-                (reservation_status <> 'cancelled'
-                  AND ((tra->>'status') = 'pending' OR (sire->>'status') = 'pending' OR tra_extension_from IS NOT NULL)
-                  AND check_in <= ${options.today})
-                -- Exits go out on their own day, also after a cancellation (design §6.8).
-                OR ((sire->'exit'->>'status') = 'pending' AND (sire->'exit'->>'sends_on') <= ${options.today}))
               AND (report_lease_until IS NULL OR report_lease_until <= ${options.at})
-              AND (${options.force} OR report_retry_at IS NULL OR report_retry_at <= ${options.at})
+              AND (
+                -- A cancelled reservation's report still pending was in flight at the cancellation: it is settled at
+                -- the next run, whatever its backoff (design §6.8, "Nothing stays pending for ever").
+                (reservation_status = 'cancelled' AND ((tra->>'status') = 'pending' OR (sire->>'status') = 'pending'))
+                OR ((
+                  (reservation_status <> 'cancelled'
+                    AND ((tra->>'status') = 'pending' OR (sire->>'status') = 'pending' OR tra_extension_from IS NOT NULL)
+                    AND check_in <= ${options.today})
+                  -- Exits go out on their own day, also after a cancellation (design §6.8).
+                  OR ((sire->'exit'->>'status') = 'pending' AND (sire->'exit'->>'sends_on') <= ${options.today}))
+                  AND (${options.force} OR report_retry_at IS NULL OR report_retry_at <= ${options.at})))
             ORDER BY check_in, id
             LIMIT ${options.limit}
             FOR UPDATE SKIP LOCKED)

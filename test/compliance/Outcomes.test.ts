@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Duration, Option } from "effect"
-import { type GuestPart, pastGiveUp, retryAfter, verdictOf } from "../../src/compliance/Outcomes.ts"
+import { exitsOwed, type GuestPart, type MovementFacts, pastGiveUp, retryAfter, verdictOf } from "../../src/compliance/Outcomes.ts"
 
 const part = (guest: string, state: GuestPart["state"], code: number | null = null, reason: string | null = null): GuestPart => ({
   guest,
@@ -33,13 +33,17 @@ describe("verdictOf (design §6.9)", () => {
     })
   })
 
-  test("someone still pending without a configuration problem → pending, transient", () => {
+  test("someone still pending without a configuration problem → pending, transient, with a warning that says why", () => {
     expect(verdictOf([part("g0", "accepted", 1), part("g1", "pending")], { _tag: "Transient", reason: "503" }, "g0")).toEqual({
       status: "pending",
-      warning: null,
+      warning: "waiting: 503; tried again at the next report run",
       transient: true
     })
-    expect(verdictOf([], none, null)).toEqual({ status: "pending", warning: null, transient: true })
+    expect(verdictOf([], none, null)).toEqual({
+      status: "pending",
+      warning: "waiting: no answer yet; tried again at the next report run",
+      transient: true
+    })
   })
 })
 
@@ -53,4 +57,38 @@ describe("retry timing (design §6.9)", () => {
     expect(pastGiveUp("2026-12-20", new Date("2026-12-23T05:00:00Z"))).toBe(false)
     expect(pastGiveUp("2026-12-20", new Date("2026-12-23T05:00:01Z"))).toBe(true)
   })
+})
+
+describe("exits follow entries (design §6.8)", () => {
+  const move = (guest_id: string, movement: "E" | "S", state: MovementFacts["state"], possible_duplicate = false): MovementFacts => ({
+    guest_id,
+    movement,
+    state,
+    possible_duplicate
+  })
+  const cases: ReadonlyArray<
+    readonly [string, ReadonlyArray<MovementFacts>, boolean, { readonly owed: ReadonlyArray<string>; readonly waiting: ReadonlyArray<string> }]
+  > = [
+    ["entry accepted, no exit yet: owed", [move("a", "E", "accepted")], false, { owed: ["a"], waiting: [] }],
+    ["entry in a kept or uploading file: owed", [move("a", "E", "in_file")], false, { owed: ["a"], waiting: [] }],
+    ["exit waiting for its run: still owed", [move("a", "E", "accepted"), move("a", "S", "pending")], false, { owed: ["a"], waiting: [] }],
+    ["exit accepted: nothing more", [move("a", "E", "accepted"), move("a", "S", "accepted")], false, { owed: [], waiting: [] }],
+    ["exit refused: an operator's, not owed again", [move("a", "E", "accepted"), move("a", "S", "rejected")], false, { owed: [], waiting: [] }],
+    ["entry refused: no exit", [move("a", "E", "rejected")], false, { owed: [], waiting: [] }],
+    ["entry never sent: no exit", [move("a", "E", "pending")], true, { owed: [], waiting: [] }],
+    ["entry of unknown outcome, sent again: the exit waits", [move("a", "E", "pending", true)], false, { owed: [], waiting: ["a"] }],
+    ["entry of unknown outcome, never sent again: owed", [move("a", "E", "pending", true)], true, { owed: ["a"], waiting: [] }],
+    ["refused after an unknown outcome: may be held, owed once final", [move("a", "E", "rejected", true)], true, { owed: ["a"], waiting: [] }],
+    [
+      "one guest's entry late: only that guest is owed",
+      [move("a", "E", "accepted"), move("a", "S", "accepted"), move("b", "E", "accepted")],
+      false,
+      { owed: ["b"], waiting: [] }
+    ]
+  ]
+  for (const [name, movements, entryFinal, expected] of cases) {
+    test(name, () => {
+      expect(exitsOwed(movements, entryFinal)).toEqual(expected)
+    })
+  }
 })

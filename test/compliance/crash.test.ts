@@ -318,3 +318,73 @@ describe("a worker killed at each step of a SIRE gateway file recovers after res
     expect((await files(world)).map((file) => file.state)).toEqual(["unknown", "posted"])
   })
 })
+
+/** Waits until `done` holds for the reservation's detail; answers that detail. */
+const until = async (world: World, externalId: string, done: (body: any) => boolean, timeoutMs = 20_000) => {
+  const started = performance.now()
+  for (;;) {
+    const body = await detail(world, externalId)
+    if (done(body)) return body
+    if (performance.now() - started > timeoutMs) throw new Error(`not reached in ${timeoutMs} ms: ${JSON.stringify(body)}`)
+    await Bun.sleep(100)
+  }
+}
+const cancelStay = async (world: World, externalId: string) =>
+  (await call(world.app, "POST", "/api/partners/reservations/cancel", { key: world.liveKey, json: { external_id: externalId } })).body
+
+describe("killed, then cancelled: nothing stays pending for ever (design §6.8)", () => {
+  test("crash during the SIRE upload, then cancel: the entry ends in error (may be held), its exit goes out dated the cancellation", async () => {
+    const world = await start()
+    const stay = await register(world)
+    await killed(await worker(world, "sire.after_answer"))
+    expect(linesOf(world, stay.companion).map((row) => row[8])).toEqual(["E"])
+    const cancelled = await cancelStay(world, stay.externalId)
+    expect(cancelled.already_reported).toEqual({ tra: true, sire: true })
+
+    await worker(world)
+    const body = await until(world, stay.externalId, (body) => body.sire.exit.status === "success")
+    expect(body.sire.status).toBe("error")
+    expect(body.sire.warning).toContain("may hold it")
+    expect(body.sire.exit).toMatchObject({ sends_on: bogotaToday() })
+    // The entry is not sent again (cancelled); its exit follows it, once, dated the day of the cancellation.
+    const today = bogotaToday().split("-").reverse().join("/")
+    expect(linesOf(world, stay.companion).map((row) => [row[8], row[9]])).toEqual([["E", today], ["S", today]])
+    const listed = await admin(world.app, (c) => c.ListReports({ status: "error" }))
+    expect(listed.reports).toContainEqual(expect.objectContaining({ external_id: stay.externalId, authority: "sire_entry" }))
+  })
+
+  test("crash before a TRA send, then cancel: already_reported.tra (it may have left); settled as error at the next run, nothing posted", async () => {
+    const world = await start()
+    const stay = await register(world)
+    await killed(await worker(world, "tra.before_send"))
+    expect(world.tra.requests).toHaveLength(0)
+    const cancelled = await cancelStay(world, stay.externalId)
+    expect(cancelled.already_reported).toEqual({ tra: true, sire: false })
+
+    await worker(world)
+    const body = await until(world, stay.externalId, (body) => body.tra.status !== "pending")
+    expect(body.tra.status).toBe("error")
+    expect(body.tra.warning).toContain("may hold it")
+    expect(body.sire.status).toBe("not_applicable")
+    await Bun.sleep(2_000) // a few more runs
+    expect(world.tra.requests).toHaveLength(0)
+    expect(world.sire.uploads).toHaveLength(0)
+  })
+
+  test("the TRA mark order: the report counts as sent exactly when its request is marked in flight, in one transaction", async () => {
+    const world = await start()
+    const claimedOnly = await register(world)
+    await killed(await worker(world, "report.after_claim"))
+    const flags = () =>
+      world.db.query<{ tra_reported: boolean; sending: boolean }>(
+        `SELECT r.tra_reported, bool_or(s.sending_since IS NOT NULL) IS TRUE AS sending
+         FROM reservations r LEFT JOIN tra_submissions s ON s.reservation_id = r.id
+         WHERE r.external_id = $1 GROUP BY r.tra_reported`,
+        [claimedOnly.externalId]
+      )
+    expect(await flags()).toEqual([{ tra_reported: false, sending: false }])
+
+    await killed(await worker(world, "tra.before_send"))
+    expect(await flags()).toEqual([{ tra_reported: true, sending: true }])
+  })
+})

@@ -102,7 +102,7 @@ describe("Settlement.requeue", () => {
 })
 
 describe("listings (reports list)", () => {
-  test("one row per report; overdue: past sends_on and not success; a cancelled stay lists only its exit", () => {
+  test("one row per report; overdue: past sends_on and not success; a cancelled stay lists every report", () => {
     const rows = listings(traFailed, "2026-12-11")
     expect(rows.map((row) => [row.authority, row.status, row.sends_on, row.overdue])).toEqual([
       ["tra", "error", "2026-12-10", true],
@@ -113,6 +113,7 @@ describe("listings (reports list)", () => {
     // Due today is not overdue yet.
     expect(listings(traFailed, "2026-12-10")[0]!.overdue).toBe(false)
     const cancelled = listings({ ...traFailed, reservation_status: "cancelled" }, "2026-12-20")
-    expect(cancelled.map((row) => [row.authority, row.overdue])).toEqual([["sire_exit", true]])
+    // design §6.8: a report in flight at the cancellation ends in error, and the hotel must see it.
+    expect(cancelled.map((row) => [row.authority, row.overdue])).toEqual([["tra", true], ["sire_entry", false], ["sire_exit", true]])
   })
 })
