@@ -12,6 +12,8 @@ import {
   type ReferenceFiles
 } from "../../src/compliance/Reference.ts"
 import { COUNTRY_CODES } from "../../src/reservations/countries.ts"
+import { C4_COUNTRIES, COUNTRY_CODE, DOCUMENT_CODE, NO_SOURCE } from "../support/authority/sire-codes.ts"
+import { DOCUMENT_LABEL } from "../support/authority/tra-fields.ts"
 import { DocumentType, Motivo } from "../../src/reservations/Reservation.ts"
 
 const ref = makeSync()
@@ -110,21 +112,41 @@ describe("bundled tables", () => {
     expect(Object.keys(countriesFile.entries)).toHaveLength(243)
   })
 
-  test("a conflict takes C12's value (Migración's list), never C4's (DIAN); both are documented", () => {
+  // The bundled tables are compared with the fakes' own tables (`test/support/authority/`, keyed from the sources'
+  // names, never from our files), not with themselves: a country mapped to its neighbour's code fails here.
+  test("every country has the code of the fake SIRE's own table (C12's), and only the six no source has are missing", () => {
+    for (const iso of COUNTRY_CODES) expect([iso, ref.sireCountry(iso)]).toEqual([iso, COUNTRY_CODE[iso]])
+    expect(Object.keys(COUNTRY_CODE).sort()).toEqual(Object.keys(countriesFile.entries).sort())
+    expect([...NO_SOURCE].sort()).toEqual([...countriesFile.unmapped.no_source].sort())
+  })
+
+  test("a conflict takes C12's value (Migración's list), never C4's (DIAN); both are documented as the sources give them", () => {
     const conflicts: Readonly<Record<string, { readonly C12: string; readonly C4: string }>> = countriesFile.conflicts.values
     expect(Object.keys(conflicts)).toHaveLength(77)
-    for (const [iso, { C12 }] of Object.entries(conflicts)) expect(ref.sireCountry(iso)).toBe(C12)
-    expect(conflicts.RU).toEqual({ C12: "673", C4: "676" })
+    for (const [iso, { C12, C4 }] of Object.entries(conflicts)) {
+      expect([iso, C12, C4]).toEqual([iso, COUNTRY_CODE[iso]!, String(Number(C4_COUNTRIES[iso]))])
+    }
+    // Exactly the countries where the two sources differ are documented as conflicts.
+    const differing = Object.keys(COUNTRY_CODE).filter((iso) =>
+      C4_COUNTRIES[iso] !== undefined && String(Number(C4_COUNTRIES[iso])) !== COUNTRY_CODE[iso]
+    )
+    expect(Object.keys(conflicts).sort()).toEqual(differing.sort())
     expect(ref.sireCountry("RU")).toBe("673")
     // The DIAN table gives Niger 525 / Nigeria 528, C12 the reverse: we follow C12 on both.
     expect(ref.sireCountry("NE")).toBe("528")
     expect(ref.sireCountry("NG")).toBe("525")
+    // Countries C4 does not have are the single-source ones.
     const single: Readonly<Record<string, { readonly C12: string }>> = countriesFile.single_source.values
-    expect(Object.keys(single)).toHaveLength(14)
-    for (const [iso, { C12 }] of Object.entries(single)) expect(ref.sireCountry(iso)).toBe(C12)
-    // Entries outside both lists are the agreed ones: none of them is also a documented conflict.
+    expect(Object.keys(single).sort()).toEqual(Object.keys(COUNTRY_CODE).filter((iso) => C4_COUNTRIES[iso] === undefined).sort())
+    for (const [iso, { C12 }] of Object.entries(single)) expect([iso, C12]).toEqual([iso, COUNTRY_CODE[iso]!])
     const agreed = Object.keys(countriesFile.entries).filter((iso) => !(iso in conflicts) && !(iso in single))
     expect(agreed).toHaveLength(152)
+  })
+
+  test("every document has the TRA label and SIRE code of the fakes' own tables", () => {
+    for (const tipo of DocumentType.literals) {
+      expect([tipo, ref.traDocument(tipo), ref.sireDocument(tipo)]).toEqual([tipo, DOCUMENT_LABEL[tipo], DOCUMENT_CODE[tipo]])
+    }
   })
 })
 

@@ -15,6 +15,7 @@ import {
   sireText,
   splitSurnames
 } from "../../src/compliance/Sire.ts"
+import { COLUMNS, DOCUMENT_CODE } from "../support/authority/sire-codes.ts"
 
 const ref = makeSync()
 
@@ -171,7 +172,9 @@ describe("sireLine: the 13 columns of notes §2.3", () => {
     expect(line(input())).toBe(
       "12345\t88001\t3\tAB123456\t249\tSMITH\tJOHNSON\tJOHN MICHAEL\tE\t20/12/2026\t249\t169\t25/03/1985"
     )
-    expect(line(input()).split("\t")).toHaveLength(SIRE_COLUMNS)
+    // The guide's column count as the fake SIRE's own table writes it down (C11), not our constant.
+    expect(SIRE_COLUMNS).toBe(COLUMNS)
+    expect(line(input()).split("\t")).toHaveLength(COLUMNS)
   })
 
   test("a single surname leaves column 7 empty, the column kept", () => {
@@ -182,6 +185,8 @@ describe("sireLine: the 13 columns of notes §2.3", () => {
 
   test("documents: cédula de extranjería 5, documento extranjero 10, carné diplomático 46, PPT 52", () => {
     const code = (tipo_documento: string) => line(input({ tipo_documento })).split("\t")[2]
+    // Each foreign document's code is the one of the fake SIRE's own table (C11; PPT C5, C13).
+    for (const [tipo, expected] of Object.entries(DOCUMENT_CODE)) expect(code(tipo)).toBe(expected)
     expect(code("C.E")).toBe("5")
     expect(code("D.E")).toBe("10")
     expect(code("C.D")).toBe("46")

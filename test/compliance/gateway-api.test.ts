@@ -103,6 +103,34 @@ describe("gateway mode, end to end", () => {
     expect(tra.companions().map((r) => Number((r.body as { padre: string }).padre))).toEqual([code, code, code])
   })
 
+  test("the codes and labels sent are the ones of the fakes' own tables, for the guest each line is about", async () => {
+    tra.clear()
+    sire.reset()
+    tra.guests.clear()
+    // Niger and Nigeria are swapped between the sources (C12 vs C4's DIAN table); a documento extranjero is a
+    // plausible "Pasaporte" to one source (C8): the fakes are told who each guest is and accept only the one value.
+    const guests = [
+      colombian({ numero_documento: doc() }),
+      foreigner({ numero_documento: `NG${doc()}`, nacionalidad: "NG", pais_procedencia: "NG", pais_residencia: "NG" }),
+      foreigner({ numero_documento: `NE${doc()}`, nacionalidad: "NE", pais_procedencia: "NE", pais_residencia: "NE" }),
+      foreigner({ tipo_documento: "D.E", numero_documento: `AR${doc()}`, nacionalidad: "AR", pais_procedencia: "AR" })
+    ]
+    for (const guest of guests) {
+      const number = guest.numero_documento as string
+      tra.guests.set(number, guest.tipo_documento as string)
+      if (guest.nacionalidad !== "CO") {
+        sire.traveller(number, { nationality: guest.nacionalidad as string, document: guest.tipo_documento as string })
+      }
+    }
+    const { externalId } = await submit(guests)
+    const summary = await admin(apps[0]!, (c) => c.RunReports({}))
+    expect(summary.tra).toEqual({ sent: 4, accepted: 4, rejected: 0 })
+    expect(summary.sire).toEqual({ sent: 3, accepted: 3, rejected: 0 })
+    expect(sire.last().rows.map((row) => [row[2], row[4]])).toEqual([["3", "525"], ["3", "528"], ["10", "63"]])
+    expect((await detail(externalId)).status).toBe("compliant")
+    tra.guests.clear()
+  })
+
   test("a line the gateway refuses fails that guest's movement: sire error with the message, sire.failed", async () => {
     tra.clear()
     sire.reset()

@@ -1,8 +1,8 @@
 import {
   COLUMN_NAMES,
   COLUMNS,
-  COUNTRY_CODES,
-  DOCUMENT_CODES,
+  COUNTRY_CODE,
+  DOCUMENT_CODE,
   MAY_BE_BLANK,
   MOVEMENTS
 } from "./authority/sire-codes.ts"
@@ -14,11 +14,14 @@ import {
  *
  * Checks: POST to its path; `X-Sire-Hotel-Code` and `X-Sire-City-Code` present and digits; the bearer token when
  * one is configured; a `text/plain` body; CRLF line ends; per line exactly 13 TAB-separated columns, none blank
- * but the second surname, the hotel and city columns equal to the headers, document and country codes that some
- * public source gives (`./authority/sire-codes.ts`, written down from the sources — never our own reference
- * data, so a code we map wrongly is caught), procedencia and destino a country code or the line's own city code
- * (C4), an alphanumeric document number, upper-case letters in the name columns, `E`/`S`, and real `dd/mm/yyyy`
- * dates. A line that fails is listed in `errors` with every reason, as the gateway of design §6.13 answers.
+ * but the second surname, the hotel and city columns equal to the headers, document and country codes from the
+ * fake's own tables (`./authority/sire-codes.ts`, written down from the sources — never our own reference data,
+ * so a code we map wrongly is caught), one accepted code per country and per document: for a traveller the test
+ * has introduced (`traveller(number, …)`: what Migración knows of a passport from the border) the code of that
+ * traveller's nationality and document, for anyone else a code the tables give some country or document.
+ * Procedencia and destino a country code or the line's own city code (C4), an alphanumeric document number,
+ * upper-case letters in the name columns, `E`/`S`, and real `dd/mm/yyyy` dates. A line that fails is listed in
+ * `errors` with every reason, as the gateway of design §6.13 answers.
  *
  * Faults are queued, one per coming upload: `"500"`, `"hang"` (never answers), `"401"`, `"403"`, `"400"`,
  * `"garbage"` (200 with a body that is not JSON), `{ rejectLines }` (the gateway refuses those lines with those
@@ -62,10 +65,16 @@ export interface FakeSireOptions {
   readonly token?: string
   /** Path of the upload endpoint. Default `/sire/upload`. */
   readonly path?: string
-  /** Accepted nationality/procedencia/destino codes. Default: every code a public source gives. */
-  readonly countryCodes?: ReadonlySet<string>
-  /** Accepted document codes. Default: every code a public source gives. */
-  readonly documentCodes?: ReadonlySet<string>
+  /** ISO alpha-2 → the one accepted country code. Default: `COUNTRY_CODE` of `./authority/sire-codes.ts`. */
+  readonly countries?: Readonly<Record<string, string>>
+  /** Spec `tipo_documento` → the one accepted document code. Default: `DOCUMENT_CODE`. */
+  readonly documents?: Readonly<Record<string, string>>
+}
+
+/** Who a document number belongs to, as the test tells the fake: ISO alpha-2 nationality, spec document type. */
+export interface SireTraveller {
+  readonly nationality: string
+  readonly document?: string
 }
 
 export interface FakeSire {
@@ -77,7 +86,12 @@ export interface FakeSire {
   readonly fail: (...faults: ReadonlyArray<SireFault>) => void
   /** Queues a fault refusing line `line` of the next upload with `message`. */
   readonly rejectLine: (line: number, message: string) => void
-  /** Forgets uploads and queued faults. */
+  /**
+   * Introduces a traveller: a line whose document number (column 4, as the file writes it) is `number` must carry
+   * the code of `nationality` in column 5 and, when given, of `document` in column 3.
+   */
+  readonly traveller: (number: string, traveller: SireTraveller) => void
+  /** Forgets uploads, queued faults and travellers. */
   readonly reset: () => void
   readonly stop: () => void
 }
@@ -94,13 +108,21 @@ const isSireDate = (value: string): boolean => {
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === iso
 }
 
+/** The fake's tables, and the codes they give some country or document. */
+interface Tables {
+  readonly countries: Readonly<Record<string, string>>
+  readonly documents: Readonly<Record<string, string>>
+  readonly countryCodes: ReadonlySet<string>
+  readonly documentCodes: ReadonlySet<string>
+  readonly travellers: ReadonlyMap<string, SireTraveller>
+}
+
 /** The problems of one line (empty when it is valid). */
 const checkLine = (
   columns: ReadonlyArray<string>,
   hotelCode: string,
   cityCode: string,
-  countryCodes: ReadonlySet<string>,
-  documentCodes: ReadonlySet<string>
+  tables: Tables
 ): Array<string> => {
   if (columns.length !== COLUMNS) return [`expected ${COLUMNS} TAB-separated columns, got ${columns.length}`]
   const [hotel, city, document, number, nationality, first, second, names, movement, date, origin, destination, birth] =
@@ -118,17 +140,28 @@ const checkLine = (
   }
   // Procedencia and destino: a country, or the hotel's city (C4 writes the city code at the Colombian end).
   const place = (name: string, value: string) => {
-    if (value !== city || value === "") code(name, value, countryCodes)
+    if (value !== city || value === "") code(name, value, tables.countryCodes)
   }
+  // The one code of this traveller's country or document: another country's valid code is a misreport.
+  const expected = (name: string, value: string, table: Readonly<Record<string, string>>, key: string | undefined) => {
+    if (key === undefined || value === "" || !DIGITS.test(value)) return
+    const wanted = Object.hasOwn(table, key) ? table[key] : undefined
+    if (value !== wanted) {
+      problems.push(`${name} ${value} is not the code of ${key} (${wanted ?? "no code"}) for document ${number}`)
+    }
+  }
+  const traveller = tables.travellers.get(number)
   if (hotel !== "" && hotel !== hotelCode) {
     problems.push(`hotel code ${JSON.stringify(hotel)} differs from the header ${hotelCode}`)
   }
   if (city !== "" && city !== cityCode) problems.push(`city code ${JSON.stringify(city)} differs from the header ${cityCode}`)
-  code("document type", document, documentCodes)
+  code("document type", document, tables.documentCodes)
+  expected("document type", document, tables.documents, traveller?.document)
   if (number !== "" && !/^[A-Z0-9]+$/.test(number)) {
     problems.push(`document number must be upper-case letters and digits, got ${JSON.stringify(number)}`)
   }
-  code("nationality", nationality, countryCodes)
+  code("nationality", nationality, tables.countryCodes)
+  expected("nationality", nationality, tables.countries, traveller?.nationality)
   const letters = (name: string, value: string) => {
     if (value !== "" && !NAME.test(value)) problems.push(`${name} must be upper-case letters, got ${JSON.stringify(value)}`)
   }
@@ -150,8 +183,16 @@ const json = (status: number, body: unknown) => ({ status, body: JSON.stringify(
 
 export const startFakeSire = (options: FakeSireOptions = {}): FakeSire => {
   const path = options.path ?? "/sire/upload"
-  const countryCodes = options.countryCodes ?? COUNTRY_CODES
-  const documentCodes = options.documentCodes ?? DOCUMENT_CODES
+  const countries = options.countries ?? COUNTRY_CODE
+  const documents = options.documents ?? DOCUMENT_CODE
+  const travellers = new Map<string, SireTraveller>()
+  const tables: Tables = {
+    countries,
+    documents,
+    countryCodes: new Set(Object.values(countries)),
+    documentCodes: new Set(Object.values(documents)),
+    travellers
+  }
   const uploads: Array<SireUpload> = []
   const queue: Array<SireFault> = []
 
@@ -217,7 +258,7 @@ export const startFakeSire = (options: FakeSireOptions = {}): FakeSire => {
           else return
         }
         if (/[\r\n]/.test(piece)) add(line, "a bare CR or LF inside the line (lines must end with CRLF)")
-        for (const problem of checkLine(piece.split("\t"), hotelCode, cityCode, countryCodes, documentCodes)) add(line, problem)
+        for (const problem of checkLine(piece.split("\t"), hotelCode, cityCode, tables)) add(line, problem)
       })
       if (typeof fault === "object" && "rejectLines" in fault) {
         for (const { line, message } of fault.rejectLines) add(line, message)
@@ -243,9 +284,13 @@ export const startFakeSire = (options: FakeSireOptions = {}): FakeSire => {
     rejectLine: (line, message) => {
       queue.push({ rejectLines: [{ line, message }] })
     },
+    traveller: (number, traveller) => {
+      travellers.set(number, traveller)
+    },
     reset: () => {
       uploads.length = 0
       queue.length = 0
+      travellers.clear()
     },
     stop: () => {
       server.stop(true)

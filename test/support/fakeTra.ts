@@ -1,4 +1,4 @@
-import { DATE_FIELDS, DIGITS as DIGIT_FIELDS, DOCUMENT_LABELS, NOT_BLANK, ONE_FIELDS, TWO_FIELDS } from "./authority/tra-fields.ts"
+import { DATE_FIELDS, DIGITS as DIGIT_FIELDS, DOCUMENT_LABEL, NOT_BLANK, ONE_FIELDS, TWO_FIELDS } from "./authority/tra-fields.ts"
 
 /**
  * A real local HTTP stand-in for MinCIT's TRA web service for PMS providers (domain notes §6.4 "Fake TRA").
@@ -12,7 +12,10 @@ import { DATE_FIELDS, DIGITS as DIGIT_FIELDS, DOCUMENT_LABELS, NOT_BLANK, ONE_FI
  *   field name we get wrong is caught: a correctly spelled `ciudad_residencia` is an unknown field and leaves
  *   `cuidad_residencia` missing. Every value must be a string; the fields no source sends empty not blank; dates
  *   `YYYY-MM-DD` and real; `check_out` after `check_in`; `numero_acompanantes`, `costo`, `rnt_establecimiento` and
- *   `padre` digits; `tipo_identificacion` a label some source sends. Failures are 400 `{"<field>": ["<message>"]}`
+ *   `padre` digits; `tipo_identificacion` the one label `./authority/tra-fields.ts` gives for some document and,
+ *   for a guest the test has introduced (`guests`: document number → spec `tipo_documento`), the label of that
+ *   guest's document — so a plausible label for the wrong document (a D.E sent as "Pasaporte") is caught.
+ *   Failures are 400 `{"<field>": ["<message>"]}`
  *   (the DRF shape of notes §1.2 and §6.4), every failing field listed.
  * - Acceptance is 201 `{"code": n}`, n counting up from `firstCode` (one counter for both endpoints). `/two/`'s
  *   `padre` must be a code this fake issued on `/one/`; its reply is `{"code": m}` or `{}` (`companionReply`),
@@ -96,6 +99,12 @@ export interface FakeTra {
   readonly url: string
   /** Known tokens; change it at runtime to rotate. */
   readonly tokens: Set<string>
+  /**
+   * The guests the test has introduced: `numero_identificacion` → the spec `tipo_documento` the hotel saw. A body
+   * for one of them must carry that document's label (`DOCUMENT_LABEL`); other guests only some document's label.
+   * Emptied by `reset()`.
+   */
+  readonly guests: Map<string, string>
   delayMs: number
   companionReply: "code" | "empty"
   duplicates: "accept" | "reject"
@@ -123,7 +132,7 @@ export interface FakeTra {
   ) => Promise<Array<TraRequest>>
   /** Forgets recorded requests and the in-flight maximum (codes, tokens and settings are kept). */
   readonly clear: () => void
-  /** `clear()`, and also: no faults, codes forgotten and restarted, settings back to the options given. */
+  /** `clear()`, and also: no faults, codes and guests forgotten, codes restarted, settings back to the options given. */
   readonly reset: () => void
   /** Closes every connection (hanging ones included) and stops listening. */
   readonly stop: () => void
@@ -139,10 +148,14 @@ const isDate = (value: string) =>
 
 type Errors = Record<string, Array<string>>
 
+/** Every label the table gives some document: what the fake accepts from a guest it was not told about. */
+const LABELS: ReadonlySet<string> = new Set(Object.values(DOCUMENT_LABEL))
+
 /** DRF-style validation of a body against `fields`; returns the errors, or the body as a string record. */
 const validate = (
   raw: unknown,
-  fields: ReadonlyArray<string>
+  fields: ReadonlyArray<string>,
+  guests: ReadonlyMap<string, string>
 ): { readonly errors: Errors } | { readonly body: Record<string, string> } => {
   const errors: Errors = {}
   const add = (field: string, message: string) => void (errors[field] ??= []).push(message)
@@ -162,9 +175,19 @@ const validate = (
     else if (DIGIT_FIELDS.has(field) && !DIGITS.test(value)) add(field, "Debe contener solo dígitos.")
     else if (DATE_FIELDS.has(field) && !isDate(value)) {
       add(field, "Fecha con formato erróneo. Use uno de los siguientes formatos en su lugar: YYYY-MM-DD.")
-    } else if (field === "tipo_identificacion" && !DOCUMENT_LABELS.has(value)) {
+    } else if (field === "tipo_identificacion" && !LABELS.has(value)) {
       add(field, `Escoja una opción válida. ${value} no es una de las opciones disponibles.`)
     } else body[field] = value
+  }
+  // The one label of the document this guest showed: another document's label is a misreport, not a choice.
+  const tipo = body.numero_identificacion === undefined ? undefined : guests.get(body.numero_identificacion)
+  if (tipo !== undefined && body.tipo_identificacion !== undefined && body.tipo_identificacion !== DOCUMENT_LABEL[tipo]) {
+    add(
+      "tipo_identificacion",
+      `${body.tipo_identificacion} no es el tipo de documento de ${body.numero_identificacion} (${tipo}: ${
+        DOCUMENT_LABEL[tipo] ?? "sin etiqueta"
+      }).`
+    )
   }
   if (body.check_in !== undefined && body.check_out !== undefined && body.check_out <= body.check_in) {
     add("check_out", "La fecha de salida debe ser posterior a la de llegada.")
@@ -241,7 +264,7 @@ export const startFakeTra = (options: FakeTraOptions = {}): FakeTra => {
     const fault = record.fault
     // Registers a valid body (best effort, as a server that registers then fails would) for the faults that do.
     const registerIfValid = () => {
-      const result = validate(parsed, path === "/one/" ? ONE_FIELDS : TWO_FIELDS)
+      const result = validate(parsed, path === "/one/" ? ONE_FIELDS : TWO_FIELDS, fake.guests)
       if ("body" in result) record.code = issue(path, result.body)
     }
     if (fault !== undefined) {
@@ -292,7 +315,7 @@ export const startFakeTra = (options: FakeTraOptions = {}): FakeTra => {
       record.answer = { detail: "JSON parse error." }
       return json(400, record.answer)
     }
-    const result = validate(parsed, path === "/one/" ? ONE_FIELDS : TWO_FIELDS)
+    const result = validate(parsed, path === "/one/" ? ONE_FIELDS : TWO_FIELDS, fake.guests)
     if ("errors" in result) {
       record.answer = result.errors
       return json(400, result.errors)
@@ -378,6 +401,7 @@ export const startFakeTra = (options: FakeTraOptions = {}): FakeTra => {
   const fake: FakeTra = {
     url: `http://127.0.0.1:${server.port}`,
     tokens: new Set(options.tokens ?? [DEFAULT_TOKEN]),
+    guests: new Map(),
     delayMs: options.delayMs ?? 0,
     companionReply: options.companionReply ?? "code",
     duplicates: options.duplicates ?? "accept",
@@ -420,6 +444,7 @@ export const startFakeTra = (options: FakeTraOptions = {}): FakeTra => {
       fake.faults.splice(0, fake.faults.length)
       fake.faultFor = undefined
       registered.clear()
+      fake.guests.clear()
       nextCode = firstCode
       fake.tokens.clear()
       for (const token of options.tokens ?? [DEFAULT_TOKEN]) fake.tokens.add(token)

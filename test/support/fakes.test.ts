@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test"
 import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "./fakeTra.ts"
 import { type FakeSire, startFakeSire } from "./fakeSire.ts"
+import { C4_COUNTRIES, COUNTRY_CODE, DOCUMENT_CODE, NO_SOURCE, OTHER_DOCUMENT_CODES } from "./authority/sire-codes.ts"
+import { DOCUMENT_LABEL } from "./authority/tra-fields.ts"
 
 /**
  * The fakes reject what the real services would (issue 15 item 4), proven by sending bad bodies and files to
@@ -87,14 +89,38 @@ describe("fake TRA", () => {
     expect(answer.body).toHaveProperty("motivo")
   })
 
-  test("an unknown code: a tipo_identificacion no source sends", async () => {
-    for (const label of ["C.D", "Passport", "pasaporte", "D.E"]) {
+  test("an unknown label: one no source sends, or another source's label for a document (one label per document)", async () => {
+    // C4's undotted labels and the labels of documents the spec does not have are no document's label here.
+    for (const label of ["C.D", "Passport", "pasaporte", "D.E", "CC", "CE", "TI", "PA", "DE", "P.E.P", "PEP", "NIT"]) {
       const answer = await post("/one/", { ...one, tipo_identificacion: label })
-      expect(answer.status).toBe(400)
+      expect([label, answer.status]).toEqual([label, 400])
       expect(Object.keys(answer.body)).toEqual(["tipo_identificacion"])
     }
-    for (const label of ["Otro", "D.N.I", "PPT", "P.E.P", "R.C", "T.I"]) {
-      expect((await post("/one/", { ...one, tipo_identificacion: label })).status).toBe(201)
+    for (const label of Object.values(DOCUMENT_LABEL)) {
+      expect([label, (await post("/one/", { ...one, tipo_identificacion: label })).status]).toEqual([label, 201])
+    }
+  })
+
+  test("a known guest: the label of the document they showed, not another plausible label", async () => {
+    // C8 sends a documento extranjero as "Pasaporte": a valid label, but not this guest's document.
+    tra.guests.set(one.numero_identificacion, "D.E")
+    const wrong = await post("/one/", { ...one, tipo_identificacion: "Pasaporte" })
+    expect(wrong).toEqual({
+      status: 400,
+      body: { tipo_identificacion: ["Pasaporte no es el tipo de documento de X1234567 (D.E: D.N.I)."] }
+    })
+    expect((await post("/one/", { ...one, tipo_identificacion: "D.N.I" })).status).toBe(201)
+    // Every document of the table, on /one/ and /two/: its own label passes, any other document's label fails.
+    tra.guests.delete(one.numero_identificacion)
+    const main = (await post("/one/", one)).body.code as number
+    for (const [tipo, label] of Object.entries(DOCUMENT_LABEL)) {
+      tra.guests.set("5550001", tipo)
+      const companion = (tipo_identificacion: string) =>
+        post("/two/", { ...two(String(main)), numero_identificacion: "5550001", tipo_identificacion })
+      expect([tipo, (await companion(label)).status]).toEqual([tipo, 201])
+      for (const other of new Set(Object.values(DOCUMENT_LABEL))) {
+        if (other !== label) expect([tipo, other, (await companion(other)).status]).toEqual([tipo, other, 400])
+      }
     }
   })
 
@@ -222,6 +248,55 @@ describe("fake SIRE gateway", () => {
     await refused(withColumn(5, "Smith"), "first surname must be upper-case letters")
     await refused(withColumn(8, "X"), "movement must be E or S")
     await refused(withColumn(0, "99999"), "hotel code")
+  })
+
+  /** `good` with a traveller's document number, document code and nationality code. */
+  const about = (number: string, document: string, nationality: string) =>
+    good.map((column, i) => i === 3 ? number : i === 2 ? document : i === 4 ? nationality : column)
+
+  test("one code per country: Niger's code sent for a Nigerian is refused, Nigeria's accepted", async () => {
+    sire.traveller("NG1234567", { nationality: "NG", document: "Pasaporte" })
+    // C4 (the DIAN table) swaps them: 528 is Nigeria's there, Niger's in Migración's list (C12, C13, C14).
+    await refused(about("NG1234567", "3", "528"), "nationality 528 is not the code of NG (525) for document NG1234567")
+    expect((await upload([good, about("NG1234567", "3", "525")])).body).toMatchObject({ valid: 2, invalid: 0 })
+  })
+
+  test("every country the sources disagree on: the other source's code is refused for it", async () => {
+    const conflicts = Object.keys(COUNTRY_CODE).filter((iso) =>
+      C4_COUNTRIES[iso] !== undefined && String(Number(C4_COUNTRIES[iso])) !== COUNTRY_CODE[iso]
+    )
+    expect(conflicts).toHaveLength(77)
+    const lines = conflicts.map((iso, i) => {
+      sire.traveller(`P${i}`, { nationality: iso })
+      return about(`P${i}`, "3", String(Number(C4_COUNTRIES[iso])))
+    })
+    const answer = await upload(lines)
+    expect(answer.body).toMatchObject({ processed: 77, valid: 0, invalid: 77 })
+    // The same travellers with the code of the fake's table pass.
+    const right = await upload(conflicts.map((iso, i) => about(`P${i}`, "3", COUNTRY_CODE[iso]!)))
+    expect(right.body).toMatchObject({ processed: 77, valid: 77, invalid: 0 })
+  })
+
+  test("a code no country has in the table (Russia's DIAN 676) is refused even for an unknown traveller", async () => {
+    await refused(withColumn(4, "676"), "unknown nationality 676")
+    await refused(withColumn(10, "921"), "unknown procedencia 921") // ANTILLAS HOLANDESAS: no ISO country
+  })
+
+  test("a country no source has a code for: whatever code is sent is refused", async () => {
+    for (const iso of NO_SOURCE) {
+      sire.traveller("SS998877", { nationality: iso })
+      await refused(about("SS998877", "3", "759"), `nationality 759 is not the code of ${iso} (no code)`)
+    }
+  })
+
+  test("one code per document: PPT's other code and PEP's are refused; a known traveller's document must match", async () => {
+    for (const code of Object.values(OTHER_DOCUMENT_CODES)) await refused(withColumn(2, code), `unknown document type ${code}`)
+    sire.traveller("DE445566", { nationality: "AR", document: "D.E" })
+    await refused(about("DE445566", "3", "63"), "document type 3 is not the code of D.E (10)")
+    for (const [tipo, code] of Object.entries(DOCUMENT_CODE)) {
+      sire.traveller("DOC1", { nationality: "AR", document: tipo })
+      expect((await upload([about("DOC1", code, "63")])).body).toMatchObject({ valid: 1, invalid: 0 })
+    }
   })
 
   test("a file without CRLF line ends, or sent as something else than text", async () => {

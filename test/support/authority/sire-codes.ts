@@ -2,7 +2,7 @@
  * The SIRE upload file (Migración Colombia) as the public sources describe it, for the fake SIRE gateway
  * (`../fakeSire.ts`). Written down here from the sources, never imported from `src/`: a code or column our own
  * code gets wrong must be caught by the fake, not copied into it. Tags are those of
- * `../shared/domain/colombia-reporting.md` §0.
+ * `../shared/domain/colombia-reporting.md` §0 (C14, found for issue 23, is described in `docs/compliance.md`).
  *
  * - C11 toneill57/innpilot _assets/sire/pasos-para-reportar-al-sire.md.backup.md
  *   @ 5b0b58a30456e2409b1d6d25ed5b08c358993594 — Migración's guide "PASOS PARA REPORTAR LA INFORMACIÓN MEDIANTE
@@ -19,6 +19,15 @@
  * - C5 franbz1/hotel-san-miguel src/common/enums/tipoDocSireUpload.ts @ 2827704e97c014b639f9baad762ff1e97c1c06ba.
  * - C3 steadydee/owagents tools/hotel_pms/tests/test_reservation_tools.py @ a43c14ba864bcec9e7d4d1f62f747d3c2679db8d
  *   — the portal form's selects: nationality, procedencia and destino are country selects (249, 169).
+ * - C14 haimn100/HMS casa-benjamin/I18n/i18n.js @ 1d0642e32e48da45ac4c8ac7d7820a74f0bdea0b (2023-01-23) — a
+ *   Colombian hostel's own system, whose "Immigration" page (casa-benjamin/Views/Admin/Immigration/Index.cshtml)
+ *   lays out the 13 columns of C11 and fills CODIGO NACIONALIDAD from this list: the same 250 codes as C12, two
+ *   years before C12 was written down, and `Passport = 3` (Modules/Shared/Enums/DocumentType.cs).
+ *
+ * One accepted value per key (issue 23 item 6): the fake accepts, for a country or a document, the one code
+ * `docs/compliance.md` cites for it, never the union of what the sources give. A code that is another country's
+ * (Niger's 528 sent for Nigeria) is refused as soon as the fake knows whom the line is about
+ * (`FakeSire.traveller`); without that, a code that is no country's in this table is refused.
  */
 
 /** Columns per line (C11; C13 writes 13; C4's 12-column default merges the surnames). */
@@ -48,11 +57,21 @@ export const COLUMN_NAMES: ReadonlyArray<string> = [
 export const MAY_BE_BLANK: ReadonlySet<number> = new Set([7])
 
 /**
- * Document codes a source sends in column 3. The guide's four (C11: pasaporte 3, cédula de extranjería 5, carné
- * diplomático 46, documento extranjero 10), and the codes sources give for the permits it does not list: PPT 52
- * (C5, C13) or 48 (C4), PEP 55 (C5) or 47 (C4). C5's `CC = 1` is the portal login's document, not a guest's.
+ * Spec `tipo_documento` → the SIRE document code (column 3), one per document. The guide's four (C11: pasaporte 3,
+ * cédula de extranjería 5, carné diplomático 46, documento extranjero 10); PPT 52 (C5 tipoDocSireUpload.ts, C13
+ * DocumentTypes.CODES), not C4's 48, which C4 itself calls a default to verify. Colombian documents (C.C, T.I, R.C)
+ * have none: their holders are never reported to SIRE. PEP (55 in C5, 47 in C4) is not a spec document.
  */
-export const DOCUMENT_CODES: ReadonlySet<string> = new Set(["3", "5", "46", "10", "52", "48", "55", "47"])
+export const DOCUMENT_CODE: Readonly<Record<string, string>> = {
+  "Pasaporte": "3",
+  "C.E": "5",
+  "D.E": "10",
+  "C.D": "46",
+  "PPT": "52"
+}
+
+/** Codes some source gives for a document, other than the one accepted: tests send them to see them refused. */
+export const OTHER_DOCUMENT_CODES: Readonly<Record<string, string>> = { "PPT (C4)": "48", "PEP (C5)": "55", "PEP (C4)": "47" }
 
 /** E (entrada) or S (salida), "únicamente la inicial" (C11). */
 export const MOVEMENTS: ReadonlySet<string> = new Set(["E", "S"])
@@ -124,7 +143,10 @@ export const C12_COUNTRIES: Readonly<Record<string, string>> = {
   "890": "ZAMBIA", "892": "ZIMBABUE"
 }
 
-/** C4: ISO alpha-2 → the DIAN code, padded to three digits as C4 writes it (the file carries it unpadded). */
+/**
+ * C4: ISO alpha-2 → the DIAN code, padded to three digits as C4 writes it. Not accepted where it differs from
+ * `COUNTRY_CODE` (77 countries): kept so that tests can send the other source's value and see it refused.
+ */
 export const C4_COUNTRIES: Readonly<Record<string, string>> = {
   AF: "013", AL: "017", DE: "023", AM: "026", AW: "027", BA: "029", BF: "031", AD: "037", AO: "040", AI: "041",
   AG: "043", SA: "053", DZ: "059", AR: "063", AU: "069", AT: "072", AZ: "074", BS: "077", BH: "080", BD: "081",
@@ -152,11 +174,45 @@ export const C4_COUNTRIES: Readonly<Record<string, string>> = {
 }
 
 /**
- * A country code some source gives (columns 5, 11, 12): C12's list or C4's. The fake cannot know which of two
- * conflicting codes the portal uses; it refuses a code that is in neither (an ISO numeric code such as 840, a
- * padded "023", a made-up number).
+ * ISO 3166-1 alpha-2 → the SIRE country code, one per country: C12's (Migración's list, confirmed code for code
+ * by C13 and by C14, an independent copy of 2023), the choice `docs/compliance.md` cites. Keyed to ISO here from
+ * the sources' own names, not from our data: each C12 name was matched to the Spanish country name that CLDR (the
+ * runtime's `Intl.DisplayNames("es")`) gives for the ISO code, and the 27 names CLDR writes otherwise by C13's
+ * English names and alpha-3 aliases (AX ÅLAND, BA BOSNIA, CG REPUBLICA DEL CONGO 170 "COG", CZ REPUBLICA CHECA,
+ * MK ARY MACEDONIA 448 "MKD" — not REPUBLICA DE MACEDONIA 642 —, PS PALESTINA (ANP) 600 "PSE", SZ SWAZILANDIA,
+ * TL TIMOR ORIENTAL, UM ISLAS ULTRAMARINAS DE ESTADOS UNIDOS 200, VI ISLAS VIRGENES ESTADOUNIDENSES 867…).
+ * C4's DIAN codes are not accepted where they differ (Russia 676, Niger 525, Nigeria 528…): see `C4_COUNTRIES`.
  */
-export const COUNTRY_CODES: ReadonlySet<string> = new Set([
-  ...Object.keys(C12_COUNTRIES),
-  ...Object.values(C4_COUNTRIES).map((code) => String(Number(code)))
-])
+export const COUNTRY_CODE: Readonly<Record<string, string>> = {
+  AD: "37", AE: "244", AF: "13", AG: "43", AI: "895", AL: "17", AM: "65", AO: "40", AQ: "143", AR: "63", AS: "698",
+  AT: "72", AU: "69", AW: "67", AX: "384", AZ: "75", BA: "99", BB: "83", BD: "81", BE: "87", BF: "113", BG: "111",
+  BH: "80", BI: "115", BJ: "89", BM: "90", BN: "108", BO: "97", BR: "105", BS: "77", BT: "117", BV: "173", BW: "101",
+  BY: "85", BZ: "88", CA: "149", CC: "178", CD: "177", CF: "998", CG: "170", CH: "767", CI: "193", CK: "388",
+  CL: "211", CM: "145", CN: "215", CO: "169", CR: "196", CU: "199", CV: "127", CW: "201", CX: "387", CY: "221",
+  CZ: "207", DE: "23", DJ: "920", DK: "232", DM: "235", DO: "647", DZ: "59", EC: "239", EE: "251", EG: "240",
+  EH: "680", ER: "246", ES: "245", ET: "253", FI: "271", FJ: "255", FK: "191", FM: "503", FO: "390", FR: "275",
+  GA: "281", GB: "628", GD: "297", GE: "287", GF: "340", GG: "146", GH: "289", GI: "293", GL: "315", GM: "285",
+  GN: "329", GP: "338", GQ: "331", GR: "301", GT: "317", GU: "339", GW: "334", GY: "325", HK: "347", HM: "186",
+  HN: "345", HR: "198", HT: "341", HU: "355", ID: "365", IE: "375", IL: "383", IM: "380", IN: "361", IO: "779",
+  IQ: "369", IR: "372", IS: "379", IT: "386", JE: "160", JM: "391", JO: "403", JP: "399", KE: "410", KG: "412",
+  KH: "141", KI: "411", KM: "171", KN: "695", KP: "651", KR: "190", KW: "413", KY: "137", KZ: "406", LA: "420",
+  LB: "431", LC: "715", LI: "441", LK: "750", LR: "434", LS: "426", LT: "429", LU: "442", LV: "428", LY: "438",
+  MA: "474", MC: "496", MD: "495", ME: "499", MG: "450", MH: "475", MK: "448", ML: "464", MM: "507", MN: "497",
+  MO: "447", MP: "392", MQ: "490", MR: "488", MS: "501", MT: "467", MU: "485", MV: "461", MW: "458", MX: "493",
+  MY: "455", MZ: "505", NA: "512", NC: "539", NE: "528", NF: "163", NG: "525", NI: "521", NL: "573", NO: "538",
+  NP: "517", NR: "508", NU: "531", NZ: "540", OM: "542", PA: "580", PE: "589", PF: "609", PG: "582", PH: "267",
+  PK: "576", PL: "603", PM: "682", PN: "381", PR: "611", PS: "600", PT: "607", PW: "578", PY: "586", QA: "618",
+  RE: "650", RO: "670", RS: "729", RU: "673", RW: "675", SA: "55", SB: "395", SC: "731", SD: "759", SE: "764",
+  SG: "741", SH: "708", SI: "248", SJ: "730", SK: "247", SL: "735", SM: "701", SN: "728", SO: "748", SR: "770",
+  ST: "720", SV: "242", SY: "744", SZ: "773", TC: "900", TD: "151", TF: "781", TG: "800", TH: "776", TJ: "775",
+  TK: "812", TL: "783", TM: "829", TN: "820", TO: "810", TR: "827", TT: "815", TV: "828", TW: "774", TZ: "780",
+  UA: "830", UG: "833", UM: "200", US: "249", UY: "845", UZ: "847", VA: "717", VC: "705", VE: "850", VG: "866",
+  VI: "867", VN: "855", VU: "849", WF: "394", WS: "699", YE: "880", YT: "494", ZA: "756", ZM: "890", ZW: "892"
+}
+
+/**
+ * Assigned ISO codes for which no source has a code (C12, C13, C14 and C4 all lack them, and no other public copy
+ * of Migración's list was found; docs/compliance.md "Countries no source has"): the fake has nothing to accept
+ * for them.
+ */
+export const NO_SOURCE: ReadonlyArray<string> = ["BL", "BQ", "GS", "MF", "SS", "SX"]

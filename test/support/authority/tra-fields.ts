@@ -80,13 +80,25 @@ export const DIGITS: ReadonlySet<string> = new Set(["numero_acompanantes", "cost
 export const DATE_FIELDS: ReadonlySet<string> = new Set(["check_in", "check_out"])
 
 /**
- * Every `tipo_identificacion` label a source sends. The dotted labels of C2 ("según el manual": C.C, C.E, T.I, NIT,
- * Pasaporte, Otro), C3 (Pasaporte, C.C, C.E, P.E.P, D.N.I, also the web form's select), C5 (C.C, Pasaporte, C.E,
- * D.N.I, PEP, Otro) and C8 (C.C, C.E, Pasaporte, R.C, T.I); and C4's undotted set (CC, CE, TI, PA, PEP, PPT, DE,
- * NIT), untested but a source. Whether the service checks the label at all is a gap (notes §5.2); a label that no
- * source has ever sent is what this fake refuses.
+ * Spec `tipo_documento` → the one `tipo_identificacion` label accepted for it: the label `docs/compliance.md` cites
+ * ("TRA document labels"), never the union of what the sources send (issue 23 item 6).
+ * - Pasaporte, C.C, C.E: C2 ("según el manual"), C3 (also the web form's select), C5's TRA factory and C8 agree.
+ * - T.I: C2 and C8. R.C: C8 alone ("el ministerio tiene sus propias siglas: R.C para el registro civil").
+ * - D.E (a Mercosur or CAN identity card): "D.N.I", C3 (the web form's select) and C5; not C8's "Pasaporte",
+ *   which would declare a document the guest did not show, nor C4's undotted "DE".
+ * - C.D: no source has a label for a carné diplomático; "Otro" is what C2 and C5 send for a document outside
+ *   their list.
+ * - PPT: "PPT", C4 (C5 sends it as "Otro").
+ * C4's other undotted labels (CC, CE, TI, PA) and the labels of documents the spec does not have (P.E.P, PEP,
+ * NIT) are no document's label here, so the fake refuses them.
  */
-export const DOCUMENT_LABELS: ReadonlySet<string> = new Set([
-  "C.C", "C.E", "T.I", "R.C", "Pasaporte", "P.E.P", "PEP", "D.N.I", "NIT", "Otro",
-  "CC", "CE", "TI", "PA", "PPT", "DE"
-])
+export const DOCUMENT_LABEL: Readonly<Record<string, string>> = {
+  "Pasaporte": "Pasaporte",
+  "C.C": "C.C",
+  "T.I": "T.I",
+  "R.C": "R.C",
+  "C.E": "C.E",
+  "D.E": "D.N.I",
+  "C.D": "Otro",
+  "PPT": "PPT"
+}
