@@ -10,7 +10,7 @@
  * | domain         | pure rules and schemas;        | src/shared/**, and each module's pure files:             |
  * |                | no services, no I/O            | reservations/{Reservation,Lifecycle,ReservationRow,      |
  * |                |                                |   Views,CheckinToken,countries,Transitions}.ts,          |
- * |                |                                | compliance/{Outcomes,Tra,Sire,Simulated,Settlement,      |
+ * |                |                                | compliance/{Outcomes,Tra,TraInputs,Sire,Simulated,Settlement,      |
  * |                |                                |   ReferenceData,ReferenceTables}.ts,                     |
  * |                |                                | compliance/reference/**,                                 |
  * |                |                                | webhooks/{Webhook,Event,Signature,RetryPolicy}.ts,       |
@@ -47,7 +47,7 @@ const anyOf = (...patterns) => `^(${patterns.join("|")})`
 const DOMAIN = anyOf(
   "src/shared/",
   "src/reservations/(Reservation|Lifecycle|ReservationRow|Views|CheckinToken|countries|Transitions)\\.ts$",
-  "src/compliance/(Outcomes|Tra|Sire|Simulated|Settlement|ReferenceData|ReferenceTables)\\.ts$",
+  "src/compliance/(Outcomes|Tra|TraInputs|Sire|Simulated|Settlement|ReferenceData|ReferenceTables)\\.ts$",
   "src/compliance/reference/",
   "src/webhooks/(Webhook|Event|Signature|RetryPolicy)\\.ts$",
   "src/properties/Property\\.ts$",

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Duration, Effect, Layer, Schedule, Schema } from "effect"
-import { Warnings as TraWarnings } from "../compliance/TraReporting.ts"
+import { Warnings as TraWarnings } from "../compliance/TraInputs.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { enqueueMail } from "../mail/MailQueue.ts"
 import { MailTemplate } from "../mail/Messages.ts"

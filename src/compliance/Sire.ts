@@ -64,6 +64,10 @@ export interface SireMappingProblem {
   readonly message: string
 }
 
+/** How a report's warning names a guest whose line cannot be written (a live run and the simulated SIRE alike). */
+export const mappingWarning = (position: number, problem: SireMappingProblem) =>
+  `SIRE cannot map guests[${position}].${problem.field.replace(/^.*\./, "")}: ${problem.message}`
+
 /** Columns per line (notes §2.3: C11 and C13 use 13; C4's 12-column default merges the surnames). */
 export const SIRE_COLUMNS = 13
 

@@ -10,7 +10,7 @@ import { type DueReservation, guestLabel } from "./DueReports.ts"
 import { entryReadyForExit, exitsOwed, type GuestPart, type Hold, verdictOf, waitingWarning } from "./Outcomes.ts"
 import { Reference } from "./Reference.ts"
 import * as Settlement from "./Settlement.ts"
-import { sireFile, sireLine } from "./Sire.ts"
+import { mappingWarning, sireFile, sireLine } from "./Sire.ts"
 import { SireGateway } from "./SireGateway.ts"
 import { type Movement, type MovementRow, SireRecords } from "./SireRecords.ts"
 
@@ -134,7 +134,7 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
             places: config.sirePlaces
           })
           if (Either.isLeft(line)) {
-            problems.push(`SIRE cannot map guests[${guest.position}].${line.left.field.replace(/^.*\./, "")}: ${line.left.message}`)
+            problems.push(mappingWarning(guest.position, line.left))
           } else {
             built.push({ reservationId: row.id, movementId: found.id, movement, line: line.right })
           }

@@ -5,9 +5,10 @@ import type { GuestRow } from "../reservations/ReservationRow.ts"
 import { Reservations } from "../reservations/Reservations.ts"
 import { type DueReservation, guestLabel } from "./DueReports.ts"
 import { type GuestPart, type Hold, verdictOf } from "./Outcomes.ts"
-import { Reference, type ReferenceData } from "./Reference.ts"
+import { Reference } from "./Reference.ts"
 import * as Settlement from "./Settlement.ts"
-import { companionBody, costoFromCop, costoShare, mainBody, nightsBetween, type TraGuest, type TraStay } from "./Tra.ts"
+import { companionBody, mainBody, type TraGuest } from "./Tra.ts"
+import { traInputs, Warnings } from "./TraInputs.ts"
 import { TraClient, TraOutcome } from "./TraClient.ts"
 import { type SubmissionRow, type SubmissionState, TraSubmissions } from "./TraSubmissions.ts"
 import { AppConfig } from "../config/AppConfig.ts"
@@ -25,87 +26,6 @@ export interface TraCounts {
   readonly sent: number
   readonly accepted: number
   readonly rejected: number
-}
-
-/** Configuration warnings of the TRA beyond those set when reports become due (Lifecycle.Warnings). */
-export const Warnings = {
-  rntMissing: "the property has no RNT number; configure it so the TRA can be sent",
-  /** Design §6.10: late is worse than incomplete, so the TRA goes out with the room blank and says so. */
-  roomMissing: "numero_habitacion was sent blank: the reservation has no room_number and the property no default " +
-    "room (cli properties update --default-room, or the panel's settings)"
-} as const
-
-/**
- * `tipo_acomodacion` when neither the registration (endpoint 7) nor the property names one (design §6.10): the
- * room type of the TRA web form for the party's size, `Sencilla` for one guest and `Doble` otherwise — what C3
- * (steadydee/owagents tools/hotel_pms/server.py, `tra_payload_accommodation`) sends to both the API and the form;
- * both words are options of the form's list as C5 copied it (franbz1/hotel-san-miguel
- * src/common/enums/tipoHabitacion.enum.ts). Establishment types (`Hotel`, C2 and C4) answer another question.
- */
-export const defaultTipoAcomodacion = (guests: number): string => guests <= 1 ? "Sencilla" : "Doble"
-
-/** What the bodies are built from, and what the report should say about them even when it is accepted. */
-export interface TraInputs {
-  readonly stay: TraStay
-  readonly guests: ReadonlyMap<string, TraGuest>
-  /** A value sent blank or guessed, for `tra.warning` (design §6.10); null when there is nothing to say. */
-  readonly notice: string | null
-}
-
-/**
- * The bodies' inputs from the reference data, or the configuration warning that holds the report (design §6.9).
- * `period` is the stay (`check_in` → `check_out`) or an extension's added nights (old → new `check_out`), whose
- * `costo` is their share of the stored amount (`costoShare`).
- */
-export const traInputs = (
-  reference: ReferenceData,
-  due: DueReservation,
-  period: { readonly from: string; readonly to: string }
-): Either.Either<TraInputs, string> => {
-  const { row, property } = due
-  const motivo = row.motivo === null ? undefined : reference.traMotivo(row.motivo)
-  if (motivo === undefined) {
-    return Either.left(`the TRA needs a wording for motivo (${JSON.stringify(row.motivo)}); add it to the reference data`)
-  }
-  const guests = new Map<string, TraGuest>()
-  for (const guest of due.guests) {
-    const label = reference.traDocument(guest.tipo_documento)
-    if (label === undefined) {
-      return Either.left(
-        `the TRA needs a label for guests[${guest.position}].tipo_documento (${guest.tipo_documento}); add it to the reference data`
-      )
-    }
-    guests.set(guest.id, {
-      tipo_identificacion: label,
-      numero_identificacion: guest.numero_documento,
-      nombres: guest.nombre,
-      apellidos: guest.apellido,
-      cuidad_residencia: guest.ciudad_residencia ?? "",
-      cuidad_procedencia: guest.ciudad_procedencia ?? ""
-    })
-  }
-  const room = [row.room_number, property.default_room].find((value) => value !== null && value.trim() !== "")
-  const extension = period.from !== row.check_in
-  return Either.right({
-    stay: {
-      check_in: period.from,
-      check_out: period.to,
-      numero_habitacion: room?.trim() ?? "",
-      motivo,
-      tipo_acomodacion: row.tipo_acomodacion ?? property.tipo_acomodacion ?? defaultTipoAcomodacion(due.guests.length),
-      costo: extension
-        ? costoShare(
-          row.total_amount_cop,
-          nightsBetween(period.from, period.to),
-          nightsBetween(row.check_in, row.check_out)
-        )
-        : costoFromCop(row.total_amount_cop),
-      nombre_establecimiento: property.establishment_name ?? property.name,
-      rnt_establecimiento: property.rnt_id ?? ""
-    },
-    guests,
-    notice: room === undefined ? Warnings.roomMissing : null
-  })
 }
 
 const stateOf = (outcome: TraOutcome): SubmissionState =>

@@ -2,7 +2,8 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { DateTime, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
-import { simulatedMincitCode } from "../compliance/Simulated.ts"
+import { ReferenceStore } from "../compliance/ReferenceStore.ts"
+import { simulatedMincitCode, type SimulationSource, simulatedWarnings } from "../compliance/Simulated.ts"
 import { SireRecords } from "../compliance/SireRecords.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { inTransaction } from "../db/Database.ts"
@@ -110,14 +111,15 @@ export interface Applied<A> {
  * that does not exist yet (endpoints 3 and 7). Endpoints 3, 5, 6 and 8 live here too.
  */
 export class Reservations extends Effect.Service<Reservations>()("reservations/Reservations", {
-  dependencies: [ReservationRepo.Default, Outbox.Default, SireRecords.Default],
+  dependencies: [ReservationRepo.Default, Outbox.Default, SireRecords.Default, ReferenceStore.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ReservationRepo
     const outbox = yield* Outbox
     const sire = yield* SireRecords
     const trm = yield* TrmProvider
-    const { publicBaseUrl } = yield* AppConfig
+    const reference = yield* ReferenceStore
+    const { publicBaseUrl, sirePlaces } = yield* AppConfig
 
     const views = makeViews(publicBaseUrl)
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
@@ -148,9 +150,10 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
     /** What a property's settings say about reporting (design §6.9). */
     const reportingSettings = (propertyId: string) =>
       Effect.map(
-        inTransaction(sql<Lifecycle.ReportingSettings>`
+        inTransaction(sql<Lifecycle.ReportingSettings & SimulationSource["property"]>`
           SELECT reports_tra, reports_sire, tra_token IS NOT NULL AS has_tra_token,
-                 sire_hotel_code IS NOT NULL AS has_sire_hotel_code
+                 sire_hotel_code IS NOT NULL AS has_sire_hotel_code,
+                 name, establishment_name, rnt_id, tipo_acomodacion, default_room
           FROM properties WHERE id = ${propertyId}`),
         (rows) => rows[0]
       ).pipe(
@@ -160,23 +163,33 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         )
       )
 
+    /** The registered guests of a stored reservation, in registration order. */
+    const registeredGuests = (id: string) =>
+      Effect.map(repo.guests(id), (guests) => guests.filter((guest) => guest.registered_at !== null))
+
     // ---------------------------------------------------------------------------------- the transition path
 
     /** Everything a change implies, in the order the rules apply (`Transitions.ts`). */
     const settle = <R extends Transitions.ReservationDraft>(
       before: ReservationRow | null,
       proposed: R,
-      registeredNationalities: Effect.Effect<ReadonlyArray<string>>,
+      registeredGuests: Effect.Effect<SimulationSource["guests"]>,
       at: Date
     ) =>
       Effect.gen(function*() {
         let next = proposed
         if (Transitions.needsCheckinToken(next)) next = { ...next, checkin_token: newCheckinToken() }
         if (Transitions.reportsBecomeDue(before, next)) {
+          const settings = yield* reportingSettings(next.property_id)
+          const guests = yield* registeredGuests
           next = Transitions.withDueReports(next, {
-            settings: yield* reportingSettings(next.property_id),
-            nationalities: yield* registeredNationalities,
-            simulatedCode: simulatedMincitCode()
+            settings,
+            nationalities: guests.map((guest) => guest.nacionalidad ?? "CO"),
+            simulatedCode: simulatedMincitCode(),
+            // design §6.12: the simulated authorities answer with the warning a live run would give.
+            simulatedWarnings: next.environment === "test"
+              ? simulatedWarnings(yield* reference.effective, { row: next, guests, property: settings }, sirePlaces)
+              : undefined
           }, at)
         }
         if (Transitions.extensionToSimulate(next)) next = Transitions.simulateExtension(next, simulatedMincitCode(), at)
@@ -234,7 +247,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         const decided = yield* plan.decide({ row: before, guests }, at)
         const added = yield* writeGuests(id, decided.guests)
         if (Object.keys(decided.set).length === 0) return { row: before, result: decided.result, added }
-        const { after, events } = yield* settle(before, { ...before, ...decided.set }, repo.registeredNationalities(id), at)
+        const { after, events } = yield* settle(before, { ...before, ...decided.set }, registeredGuests(id), at)
         const { updated_at: _, ...columns } = Transitions.changedColumns(before, after)
         const row = Object.keys(columns).length === 0 ? before : yield* repo.update(id, { ...columns, updated_at: at })
         yield* publish(row, events)
@@ -262,7 +275,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
           const decided = yield* plan.decide({ row: before, guests: [] }, at)
           if (decided.guests.length > 0) return yield* Effect.dieMessage(`applyAll cannot run ${plan.name}: it writes guests`)
           if (Object.keys(decided.set).length === 0) continue
-          const settled = yield* settle(before, { ...before, ...decided.set }, repo.registeredNationalities(id), at)
+          const settled = yield* settle(before, { ...before, ...decided.set }, registeredGuests(id), at)
           current.set(id, settled.after)
           events.set(id, [...(events.get(id) ?? []), ...settled.events])
         }
@@ -281,8 +294,9 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
     /** A new reservation (endpoints 3 and 7), with its guests, inside the caller's transaction. */
     const insert = (draft: Transitions.ReservationDraft, guests: ReadonlyArray<NewGuest>) =>
       Effect.gen(function*() {
-        const nationalities = guests.flatMap((guest) => guest.registered_at === null ? [] : [guest.nacionalidad ?? "CO"])
-        const { after, events } = yield* settle(null, draft, Effect.succeed(nationalities), draft.created_at)
+        // Not stored yet: each guest stands for itself by its position until the database gives it an id.
+        const registered = guests.flatMap((guest) => guest.registered_at === null ? [] : [{ ...guest, id: `new-${guest.position}` }])
+        const { after, events } = yield* settle(null, draft, Effect.succeed(registered), draft.created_at)
         const row = yield* repo.insert(after)
         const added = yield* writeGuests(row.id, guests.map((guest) => ({ _tag: "AddGuest" as const, guest })))
         yield* publish(row, events, true)

@@ -94,7 +94,15 @@ export interface DueInput {
   readonly nationalities: ReadonlyArray<string>
   /** The code a simulated TRA acceptance carries (test keys, design §6.12). */
   readonly simulatedCode: number
+  /** What a live run would say about each report (test keys, design §6.12): carried by the simulated answer. */
+  readonly simulatedWarnings?: { readonly tra: string | null; readonly sire: string | null } | undefined
 }
+
+/** A simulated report with the warning a live run would give beside its own (design §6.12). */
+const withLiveWarning = <R extends { readonly status: string; readonly warning?: string }>(report: R, warning: string | null | undefined): R =>
+  warning === null || warning === undefined || report.status === "not_applicable"
+    ? report
+    : { ...report, warning: report.warning === undefined ? warning : `${report.warning}; ${warning}` }
 
 /**
  * The reports at the moment they become due (design §6.9): live ones wait for the report runs (`pending`), a
@@ -112,11 +120,15 @@ export const withDueReports = <R extends ReservationDraft>(row: R, input: DueInp
   return {
     ...row,
     tra: {
-      ...due.tra,
+      ...withLiveWarning(due.tra, input.simulatedWarnings?.tra),
       reported_at: decided(due.tra.status) ? at.toISOString() : null,
       mincit_code: due.tra.status === "success" ? input.simulatedCode : null
     },
-    sire: { ...due.sire, reported_at: decided(due.sire.status) ? at.toISOString() : null, exit: row.sire.exit },
+    sire: {
+      ...withLiveWarning(due.sire, input.simulatedWarnings?.sire),
+      reported_at: decided(due.sire.status) ? at.toISOString() : null,
+      exit: row.sire.exit
+    },
     // design §6.12: a (simulated) success counts as reported.
     tra_reported: due.tra.status === "success",
     sire_reported: due.sire.status === "success"

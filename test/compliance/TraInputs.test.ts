@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { Either } from "effect"
 import type { DueReservation, ReportingProfile } from "../../src/compliance/DueReports.ts"
 import { makeSync } from "../../src/compliance/ReferenceData.ts"
-import { defaultTipoAcomodacion, traInputs, Warnings } from "../../src/compliance/TraReporting.ts"
+import { defaultTipoAcomodacion, traInputs, Warnings } from "../../src/compliance/TraInputs.ts"
 import { dueRow, guestRow } from "../support/rows.ts"
 
 /**

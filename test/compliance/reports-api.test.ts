@@ -4,7 +4,7 @@ import { admin, call, type RunningApp, seedAccount, startApp } from "../support/
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
 import { colombian, foreigner, registrationBody, reservationBody } from "../support/guests.ts"
-import { Warnings } from "../../src/compliance/TraReporting.ts"
+import { Warnings } from "../../src/compliance/TraInputs.ts"
 import { bogotaToday } from "../support/trm.ts"
 
 /**

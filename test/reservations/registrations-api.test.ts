@@ -190,8 +190,32 @@ describe("POST /api/partners/registrations (endpoint 7), live key", () => {
 })
 
 describe("POST /api/partners/registrations (endpoint 7), test key", () => {
+  test("a simulated report carries the warning a live run would give: an unmapped country, a room sent blank (design §6.12)", async () => {
+    // An operator withdrew Japan's SIRE code (as after finding it wrong): a live run would hold this guest's entry.
+    await admin(app, (client) => client.SetReference({ table: "sire-countries", key: "JP", value: null }))
+    try {
+      const res = await submit(a.testKey, body({
+        guests: [colombian(), foreigner({ nacionalidad: "JP", pais_procedencia: "JP", pais_residencia: "JP" })]
+      }))
+      expect(res.status).toBe(201)
+      expect(res.body.status).toBe("compliant")
+      expect(res.body.tra).toMatchObject({ status: "success", simulated: true, warning: expect.stringContaining("numero_habitacion was sent blank") })
+      expect(res.body.sire).toMatchObject({ status: "success", simulated: true, warning: expect.stringContaining("guests[1].nacionalidad") })
+    } finally {
+      await admin(app, (client) => client.UnsetReference({ table: "sire-countries", key: "JP" }))
+    }
+    // Restored: the same stay, with a room, carries nothing.
+    const clean = await submit(a.testKey, body({
+      room_number: "12",
+      guests: [colombian(), foreigner({ nacionalidad: "JP", pais_procedencia: "JP", pais_residencia: "JP" })]
+    }))
+    expect(clean.body.tra.warning).toBeUndefined()
+    expect(clean.body.sire.warning).toBeUndefined()
+  })
+
   test("compliant at once: simulated success with a mincit_code; tra.reported and sire.reported after registration.completed", async () => {
-    const sent = body()
+    // With a room, nothing a live run would say about these reports (see "the warning a live run would give").
+    const sent = body({ room_number: "204" })
     const res = await submit(a.testKey, sent)
     expect(res.status).toBe(201)
     expect(res.body).toMatchObject({
@@ -234,7 +258,7 @@ describe("POST /api/partners/registrations (endpoint 7), test key", () => {
   })
 
   test("sandbox_simulate tra_failed: failed alone, partial with a SIRE success; tra.failed emitted", async () => {
-    const alone = await submit(a.testKey, body({ guests: [colombian()], sandbox_simulate: "tra_failed" }))
+    const alone = await submit(a.testKey, body({ guests: [colombian()], sandbox_simulate: "tra_failed", room_number: "204" }))
     expect(alone.status).toBe(201)
     expect(alone.body.status).toBe("failed")
     expect(alone.body.tra).toMatchObject({
