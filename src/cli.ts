@@ -92,6 +92,9 @@ const numberHeldTo = (schema: Schema.Schema<number>) =>
     Option.match(SchemaAST.getMessageAnnotation(schema.ast), { onNone: () => ({}), onSome: (message) => ({ message }) })
   )
 
+/** `reports list --limit`. */
+const ReportPageLimit = Schema.Int.pipe(Schema.between(1, 1000))
+
 const environmentRule = `must be ${Environment.literals.join(" or ")}`
 
 /** The admin URL as typed: absolute http(s), so `localhost:3000` (a URL with scheme "localhost:") is refused. */
@@ -722,19 +725,38 @@ const reportsList = Command.make(
       what: "Only this property's reports.",
       default: "every property",
       example: `--property ${EXAMPLE_ID}`
+    }),
+    limit: Options.text("limit").pipe(
+      Options.withPseudoName("N"),
+      describedAs({ what: "Reports per page, from 1 to 1000.", default: "100", example: "--limit 500" }),
+      checkedBy("limit", numberHeldTo(ReportPageLimit), { rule: "must be a whole number from 1 to 1000" }),
+      Options.optional
+    ),
+    cursor: optionalText("cursor", "CURSOR", {
+      what: "The next page: next_cursor of the page before (null on the last page).",
+      default: "the first page",
+      example: "--cursor eyJzZW5kc19vbiI6…"
     })
   },
   (o) =>
     withAdmin((client) =>
-      client.ListReports({ status: value(o.status), overdue: o.overdue, property_id: value(o.property) })
+      client.ListReports({
+        status: value(o.status),
+        overdue: o.overdue,
+        property_id: value(o.property),
+        limit: value(o.limit),
+        cursor: value(o.cursor)
+      })
     )
 ).pipe(documented({
   summary: "List the live TRA and SIRE reports that are waiting or failed, by due date.",
   details: "Each reservation has up to three reports: tra, sire_entry (the arrival) and sire_exit (the "
     + "departure). A report waiting for a configuration fix (a TRA token, a SIRE hotel code, a country with no "
-    + "SIRE code: see reference set) stays pending with a warning naming what to fix.",
+    + "SIRE code: see reference set) stays pending with a warning naming what to fix; one waiting for an answer says "
+    + "so (\"waiting: …\"). A cancelled reservation's report that was in flight ends in error: the authority may "
+    + "hold it. A page holds --limit reports; pass its next_cursor as --cursor for the next.",
   prints: "{reports: [{reservation_id, external_id, account_id, property_id, authority, status, sends_on, warning, "
-    + "overdue}]}",
+    + "overdue}], next_cursor}",
   example: "cli reports list --status error --overdue"
 }))
 

@@ -114,7 +114,8 @@ const HandlersLive = AdminRpcs.toLayer(Effect.gen(function*() {
           onSome: Effect.succeed
         }))
         : Effect.fail(fileNotFound(file_id)),
-    ListReports: ({ overdue, property_id, status }) => reportOps.list({ status, overdue, propertyId: property_id }),
+    ListReports: ({ cursor, limit, overdue, property_id, status }) =>
+      Effect.mapError(reportOps.list({ status, overdue, propertyId: property_id, cursor, limit }), toAdminError),
     RetryReports: ({ reservation_id }) => Effect.mapError(reportOps.retry(reservation_id), toAdminError),
     ListReference: (filter) => Effect.mapError(reference.list(filter), toAdminError),
     SetReference: (input) => Effect.mapError(reference.set(input), toAdminError),

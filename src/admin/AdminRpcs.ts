@@ -173,9 +173,12 @@ export class AdminRpcs extends RpcGroup.make(
     payload: {
       status: Schema.optional(ReportListStatus),
       overdue: Schema.optional(Schema.Boolean),
-      property_id: Schema.optional(Schema.String)
+      property_id: Schema.optional(Schema.String),
+      /** `next_cursor` of the previous page. */
+      cursor: Schema.optional(Schema.String),
+      limit: Schema.optional(Schema.Int)
     },
-    success: Schema.Struct({ reports: Schema.Array(ReportListing) }),
+    success: Schema.Struct({ reports: Schema.Array(ReportListing), next_cursor: Schema.NullOr(Schema.String) }),
     error: AdminError
   }),
   Rpc.make("RetryReports", {

@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Option, Schema } from "effect"
-import { ReservationRepo } from "../reservations/ReservationRepo.ts"
+import { type ReportCursor, ReservationRepo } from "../reservations/ReservationRepo.ts"
 import type { ReservationRow } from "../reservations/ReservationRow.ts"
 import { Reservations } from "../reservations/Reservations.ts"
 import { todayInBogota } from "../shared/Calendar.ts"
-import { ReservationNotFound } from "../shared/errors.ts"
+import { InvalidRequest, ReservationNotFound } from "../shared/errors.ts"
 import { isUuid } from "../shared/Uuid.ts"
 import * as Settlement from "./Settlement.ts"
 import { SireRecords } from "./SireRecords.ts"
@@ -68,7 +68,19 @@ export interface ListFilter {
   readonly status?: "pending" | "error" | undefined
   readonly overdue?: boolean | undefined
   readonly propertyId?: string | undefined
+  /** `next_cursor` of the previous page. */
+  readonly cursor?: string | undefined
+  /** Reports per page: default 100, at most 1000. */
+  readonly limit?: number | undefined
 }
+
+export const LIST_LIMIT = { default: 100, max: 1000 } as const
+
+const AUTHORITY_ORDINAL: Record<Authority, number> = { tra: 1, sire_entry: 2, sire_exit: 3 }
+
+const Cursor = Schema.parseJson(Schema.Struct({ sends_on: Schema.String, id: Schema.UUID, ordinal: Schema.Int }))
+const encodeCursor = (cursor: ReportCursor) => Buffer.from(Schema.encodeSync(Cursor)(cursor)).toString("base64url")
+const decodeCursor = (cursor: string) => Schema.decodeUnknownOption(Cursor)(Buffer.from(cursor, "base64url").toString("utf8"))
 
 export class ReportOps extends Effect.Service<ReportOps>()("compliance/ReportOps", {
   dependencies: [ReservationRepo.Default, TraSubmissions.Default, SireRecords.Default],
@@ -79,22 +91,48 @@ export class ReportOps extends Effect.Service<ReportOps>()("compliance/ReportOps
     const submissions = yield* TraSubmissions
     const records = yield* SireRecords
 
-    /** `cli reports list`: live reports pending or in error, by due date. */
+    /**
+     * `cli reports list`: live reports pending or in error, by due date, a page at a time (`next_cursor`, null on
+     * the last page).
+     */
     const list = (filter: ListFilter) =>
       Effect.gen(function*() {
+        const after = filter.cursor === undefined ? Option.none() : decodeCursor(filter.cursor)
+        if (filter.cursor !== undefined && Option.isNone(after)) {
+          return yield* new InvalidRequest({
+            message: "invalid request: cursor",
+            details: { fields: [{ field: "cursor", message: "must be the next_cursor of a previous page" }] }
+          })
+        }
+        const limit = filter.limit ?? LIST_LIMIT.default
+        if (!Number.isInteger(limit) || limit < 1 || limit > LIST_LIMIT.max) {
+          return yield* new InvalidRequest({
+            message: "invalid request: limit",
+            details: { fields: [{ field: "limit", message: `must be a whole number from 1 to ${LIST_LIMIT.max}` }] }
+          })
+        }
         // An id that is no uuid names no property (a uuid column would refuse it with an error).
-        if (filter.propertyId !== undefined && !isUuid(filter.propertyId)) return { reports: [] }
+        if (filter.propertyId !== undefined && !isUuid(filter.propertyId)) return { reports: [], next_cursor: null }
         const statuses = filter.status === undefined ? (["pending", "error"] as const) : [filter.status]
         const today = yield* todayInBogota
-        const rows = yield* repo.withReportsIn({ statuses, propertyId: filter.propertyId })
-        const reports = rows
-          .flatMap((row) => listings(row, today))
-          .filter((report) =>
-            (statuses as ReadonlyArray<string>).includes(report.status) && (filter.overdue !== true || report.overdue)
-          )
-          // Stable: reports due the same day keep the reservations' order (check_in, id) and tra, entry, exit.
-          .sort((a, b) => (a.sends_on ?? "").localeCompare(b.sends_on ?? ""))
-        return { reports }
+        const found = yield* repo.reportsPage({
+          statuses,
+          propertyId: filter.propertyId,
+          overdueBefore: filter.overdue === true ? today : undefined,
+          after: Option.getOrUndefined(after),
+          limit
+        })
+        const page = found.slice(0, limit)
+        const reports = page.flatMap(({ row, ordinal }) =>
+          listings(row, today).filter((report) => AUTHORITY_ORDINAL[report.authority] === ordinal)
+        )
+        const last = page.at(-1)
+        return {
+          reports,
+          next_cursor: found.length > limit && last !== undefined
+            ? encodeCursor({ sends_on: last.sends_on, id: last.row.id, ordinal: last.ordinal })
+            : null
+        }
       }).pipe(Effect.withSpan("ReportOps.list"))
 
     /**

@@ -63,6 +63,13 @@ const encodeColumns = (row: Partial<ReservationDraft>): Record<string, unknown> 
   return encoded
 }
 
+/** Where a page of `reportsPage` ends: the last report's due date (or 9999-12-31), reservation and report. */
+export interface ReportCursor {
+  readonly sends_on: string
+  readonly id: string
+  readonly ordinal: number
+}
+
 export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservations/ReservationRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -275,20 +282,39 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
             FOR UPDATE SKIP LOCKED)
           RETURNING id, trace_parent`.pipe(Effect.orDie),
       /**
-       * Live reservations with a report — TRA, SIRE entry or SIRE exit — in one of `statuses`, optionally of one
-       * property, by arrival (`cli reports list`, design §9).
+       * A page of live reports — TRA (1), SIRE entry (2) or SIRE exit (3) — in one of `statuses`, optionally of
+       * one property, only overdue ones (due before `today` and not `success`), by due date, reservation and
+       * report (`cli reports list`, design §9). `after` is the last report of the previous page; answers up to
+       * `limit + 1` reports: the extra one says there is a next page.
        */
-      withReportsIn: (filter: {
+      reportsPage: (filter: {
         readonly statuses: ReadonlyArray<"pending" | "error">
         readonly propertyId?: string | undefined
+        readonly overdueBefore?: string | undefined
+        readonly after?: ReportCursor | undefined
+        readonly limit: number
       }) =>
-        sql`
-          SELECT * FROM reservations
-          WHERE environment = 'live'
-            AND ((tra->>'status') IN ${sql.in(filter.statuses)} OR (sire->>'status') IN ${sql.in(filter.statuses)}
-              OR (sire->'exit'->>'status') IN ${sql.in(filter.statuses)})
-            ${filter.propertyId === undefined ? sql`` : sql`AND property_id = ${filter.propertyId}`}
-          ORDER BY check_in, id`.pipe(Effect.orDie, Effect.flatMap(reservations)),
+        Effect.gen(function*() {
+          const rows = yield* sql<{ report_ordinal: number; report_sends_on: string } & Record<string, unknown>>`
+            SELECT r.*, rep.ordinal AS report_ordinal, rep.sends_on AS report_sends_on
+            FROM reservations r CROSS JOIN LATERAL (VALUES
+              (1, r.tra->>'status', COALESCE(r.tra->>'sends_on', '9999-12-31')),
+              (2, r.sire->>'status', r.check_in::text),
+              (3, r.sire->'exit'->>'status', COALESCE(r.sire->'exit'->>'sends_on', '9999-12-31'))
+            ) AS rep(ordinal, status, sends_on)
+            WHERE r.environment = 'live' AND rep.status IN ${sql.in(filter.statuses)}
+              ${filter.propertyId === undefined ? sql`` : sql`AND r.property_id = ${filter.propertyId}`}
+              ${filter.overdueBefore === undefined ? sql`` : sql`AND rep.sends_on < ${filter.overdueBefore}`}
+              ${
+            filter.after === undefined
+              ? sql``
+              : sql`AND (rep.sends_on, r.id, rep.ordinal) > (${filter.after.sends_on}, ${filter.after.id}::uuid, ${filter.after.ordinal})`
+          }
+            ORDER BY rep.sends_on, r.id, rep.ordinal
+            LIMIT ${filter.limit + 1}`.pipe(Effect.orDie)
+          const decoded = yield* reservations(rows)
+          return decoded.map((row, index) => ({ row, ordinal: rows[index]!.report_ordinal, sends_on: rows[index]!.report_sends_on }))
+        }),
       /** A run still working keeps what it claimed (design §7: the lease outlives no crash by more than its length). */
       renewReportLeases: (ids: ReadonlyArray<string>, until: Date) =>
         ids.length === 0

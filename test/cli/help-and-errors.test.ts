@@ -143,7 +143,7 @@ describe("help", () => {
       runCli(["reference", "set", "--help"])
     ])
     expect(list.stdout).toContain("$ cli reports list [--status pending|error] [--overdue] [--property PROPERTY_ID]")
-    expect(list.stdout).toContain("overdue}]}")
+    expect(list.stdout).toContain("overdue}], next_cursor}")
     const status = optionBlocks(list.stdout).find((o) => o.heading === "--status pending|error")!
     expect(status.text).toContain("Default: both")
     expect(retry.stdout).toContain("$ cli reports retry --reservation RESERVATION_ID")

@@ -174,6 +174,31 @@ describe("reports list", () => {
       "--status must be pending or error (got \"failed\"); see cli reports list --help"
     )
   })
+
+  test("pages with a cursor: every report once, in the same order, whatever the page size", async () => {
+    const whole = await ok("reports", "list")
+    expect(whole.next_cursor).toBeNull()
+    expect(whole.reports.length).toBeGreaterThanOrEqual(4)
+    const paged: Array<unknown> = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const page: { reports: Array<unknown>; next_cursor: string | null } = await ok(
+        "reports",
+        "list",
+        "--limit",
+        "1",
+        ...(cursor === null ? [] : ["--cursor", cursor])
+      )
+      expect(page.reports).toHaveLength(1)
+      paged.push(...page.reports)
+      cursor = page.next_cursor
+      pages++
+    } while (cursor !== null && pages < 50)
+    expect(paged).toEqual(whole.reports)
+    expect(failed(await cli("reports", "list", "--limit", "0"), "invalid_request", 2)).toContain("--limit must be a whole number from 1 to 1000")
+    expect(failed(await cli("reports", "list", "--cursor", "not-a-cursor"), "invalid_request", 1)).toContain("cursor")
+  })
 })
 
 describe("reports retry", () => {
