@@ -257,16 +257,6 @@ export const reportsWhenDue = (input: ReportsDueInput): DueReports => {
   }
 }
 
-/** The snapshot once due reports are recorded: a (simulated) success counts as reported (design §6.12). */
-export const withReports = (
-  snapshot: LifecycleSnapshot,
-  reports: { readonly tra: { readonly status: ReportStatus }; readonly sire: { readonly status: ReportStatus } }
-): LifecycleSnapshot => ({
-  ...snapshot,
-  tra: { status: reports.tra.status, reported: reports.tra.status === "success" },
-  sire: { status: reports.sire.status, reported: reports.sire.status === "success" }
-})
-
 // ---------------------------------------------------------------------------------------------------------------
 // Events between two snapshots
 

@@ -25,11 +25,20 @@ import {
   signContract,
   type SireReport,
   type TraReport,
-  Warnings,
-  withReports
+  Warnings
 } from "../../src/reservations/Lifecycle.ts"
 import type { ReportStatus, SandboxSimulate, Status } from "../../src/reservations/Reservation.ts"
 import type { Environment } from "../../src/shared/Environment.ts"
+
+/** The snapshot once due reports are recorded, as `Reservations` stores them: a (simulated) success counts as reported. */
+const withReports = (
+  snapshot: LifecycleSnapshot,
+  reports: { readonly tra: { readonly status: ReportStatus }; readonly sire: { readonly status: ReportStatus } }
+): LifecycleSnapshot => ({
+  ...snapshot,
+  tra: { status: reports.tra.status, reported: reports.tra.status === "success" },
+  sire: { status: reports.sire.status, reported: reports.sire.status === "success" }
+})
 
 // Report states: not applicable, waiting, in flight (outcome unknown), accepted, rejected.
 const NA: ReportState = { status: "not_applicable", reported: false }
