@@ -354,26 +354,29 @@ export class Crash implements Cmd {
     if (outcome === "finished" && worker.child.signalCode === null) await worker.stop()
     else await worker.child.exited
     const died = worker.child.signalCode === "SIGKILL"
-    // What the dead worker had in flight: the TRA guests marked sending, the SIRE file being uploaded.
-    if (died) {
-      const sending = await world.db.query<{ doc: string }>(
-        `SELECT g.numero_documento AS doc FROM tra_submissions s JOIN guests g ON g.id = s.guest_id
-         JOIN reservations r ON r.id = s.reservation_id
-         WHERE s.sending_since IS NOT NULL AND s.state = 'pending' AND r.property_id = $1`,
-        [model.hotel.propertyId]
-      )
-      for (const row of sending) model.traInFlightAtCrash.add(row.doc)
-      if (this.failpoint === "sire.before_send" || this.failpoint === "sire.after_answer") {
-        const files = await admin(world.app, (c) => c.SireFiles({ property_id: model.hotel.propertyId }))
-        for (const file of files.files.filter((f) => f.status === "sending")) {
-          for (const row of file.content.split("\r\n").filter((r) => r !== "").map((r) => r.split("\t"))) {
-            if (row[8] === "E") model.sireInFlightAtCrash.add(row[3]!)
-          }
-        }
+    // What the worker had in flight when it stopped: the TRA guests marked sending, the SIRE file being uploaded
+    // (the service cannot know whether those reached the authority, so the authority may hold them).
+    const sending = await world.db.query<{ doc: string }>(
+      `SELECT g.numero_documento AS doc FROM tra_submissions s JOIN guests g ON g.id = s.guest_id
+       JOIN reservations r ON r.id = s.reservation_id
+       WHERE s.sending_since IS NOT NULL AND s.state = 'pending' AND r.property_id = $1`,
+      [model.hotel.propertyId]
+    )
+    for (const row of sending) model.traInFlightAtCrash.add(row.doc)
+    const files = await admin(world.app, (c) => c.SireFiles({ property_id: model.hotel.propertyId }))
+    for (const file of files.files.filter((f) => f.status === "sending")) {
+      for (const row of file.content.split("\r\n").filter((r) => r !== "").map((r) => r.split("\t"))) {
+        if (row[8] === "E") model.sireInFlightAtCrash.add(row[3]!)
       }
     }
     model.clock = Math.max(model.clock, 0)
-    model.runs.push({ epoch: model.epoch, date: 0, completed: !died, sireUp: false, mapped: mappedNow(model) })
+    model.runs.push({
+      epoch: model.epoch,
+      date: 0,
+      completed: !died,
+      sireUp: !died && model.sire === "up" && model.sireCredentialsValid,
+      mapped: mappedNow(model)
+    })
     // The crashed run's leases lapse before the next run.
     await Bun.sleep(WORKER_LEASE_MS + 200)
     note(model, `worker with ${this.failpoint} on day 0: ${died ? "killed" : "finished without reaching it"}`)
