@@ -420,6 +420,7 @@ export const ReservationPage = Schema.Struct({
         mincit_code: null
       },
       sire: { status: "success", reported_at: EXAMPLE.at, simulated: true, foreign_guests: 1, exit: { status: "success", sends_on: "2026-12-04", reported_at: EXAMPLE.at, simulated: true } },
+      departed_on: null,
       check_in: "2026-12-18",
       check_out: "2026-12-21",
       property_id: EXAMPLE_PROPERTY.property_id,

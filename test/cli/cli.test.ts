@@ -383,7 +383,8 @@ describe("migrate", () => {
             "0015_alerts",
             "0016_trace_context",
             "0017_secrets_at_rest",
-            "0018_delivery_endpoint_due"
+            "0018_delivery_endpoint_due",
+            "0019_departure"
           ]
         }
       })

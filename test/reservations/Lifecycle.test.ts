@@ -52,7 +52,8 @@ const base: LifecycleSnapshot = {
   tra: NA,
   sire: NA,
   check_in: CHECK_IN,
-  check_out: CHECK_OUT
+  check_out: CHECK_OUT,
+  departed_on: null
 }
 const snap = (overrides: Partial<LifecycleSnapshot> = {}): LifecycleSnapshot => ({ ...base, ...overrides })
 const open = (overrides: Partial<LifecycleSnapshot> = {}) =>
