@@ -395,6 +395,23 @@ export const ReservationSummary = Schema.Struct({
   updated_at: DateTimeString
 }).annotations({ identifier: "PanelReservation" })
 export type ReservationSummary = typeof ReservationSummary.Type
+/** The path of one reservation (its `reservation_id`, as the list shows it). */
+export const ReservationIdPath = Schema.Struct({
+  reservation_id: param(
+    Schema.UUID.annotations({ message: () => "must be a UUID" }),
+    "The reservation's id.",
+    "5f0c7c1e-3b2a-4d9e-8f61-2a7b9c0d1e23"
+  )
+})
+
+/** Record the day the guests left (design §6.8), as the partner API's departure does. */
+export const RecordDeparture = Schema.Struct({ departed_on: StayDate }).annotations({
+  identifier: "PanelRecordDeparture",
+  examples: [{ departed_on: "2026-12-20" }],
+  ...requestOptions
+})
+export type RecordDeparture = typeof RecordDeparture.Type
+
 export const ReservationPage = Schema.Struct({
   reservations: Schema.Array(ReservationSummary),
   next_cursor: Schema.NullOr(Schema.String)
