@@ -208,6 +208,72 @@ describe("SIRE exit movements over several Bogotá days (TestClock)", () => {
     expect(await eventsOf(world, early.externalId)).toEqual(eventsAtCancel)
   })
 
+  test("an early departure dates the S line on departed_on; check_out and the TRA keep the booked stay", async () => {
+    const world = await start("gateway")
+    const { externalId, document } = await register(world, { check_in: day(-1), check_out: day(3) })
+    const depart = (departed_on: string) =>
+      call(world.app, "POST", "/api/partners/reservations/departure", {
+        key: world.liveKey,
+        json: { external_id: externalId, departed_on }
+      })
+    await runOn(world, day(-1))
+    expect(linesOf(world, document)).toEqual([["E", sireDate(day(-1))]])
+    const entered = await detail(world, externalId)
+    expect(entered.sire.exit).toEqual({ status: "pending", sends_on: day(3), reported_at: null })
+    expect(entered.departed_on).toBeNull()
+    const traRequests = world.tra.requests.length
+
+    // The guests leave today, three days early: the pending exit follows the departure.
+    const departed = await depart(day(0))
+    expect(departed.status).toBe(200)
+    expect(departed.body).toMatchObject({ departed_on: day(0), sire: { exit: { status: "pending", sends_on: day(0) } } })
+    const events = await eventsOf(world, externalId)
+    expect(events.at(-1)).toBe("reservation.updated")
+    const [updated] = await world.db.query<{ body: any }>(
+      "SELECT e.body FROM events e JOIN reservations r ON r.id = e.reservation_id WHERE r.external_id = $1 ORDER BY e.seq DESC LIMIT 1",
+      [externalId]
+    )
+    const body = typeof updated!.body === "string" ? JSON.parse(updated!.body) : updated!.body
+    expect(body.data).toMatchObject({ changed: ["departed_on"], departed_on: day(0), check_out: day(3) })
+
+    await runOn(world, day(0))
+    expect(linesOf(world, document)).toEqual([["E", sireDate(day(-1))], ["S", sireDate(day(0))]])
+    const left = await detail(world, externalId)
+    expect(left).toMatchObject({ check_out: day(3), departed_on: day(0), status: "compliant" })
+    expect(left.sire.exit).toMatchObject({ status: "success", sends_on: day(0) })
+    expect(left.tra).toEqual(entered.tra)
+    // The departure never touches the TRA: no request after the arrival's.
+    expect(world.tra.requests.length).toBe(traRequests)
+
+    // The exit went out: the same date is still 200 and changes nothing, another one is 409 already_reported.
+    expect((await depart(day(0))).status).toBe(200)
+    expect(await eventsOf(world, externalId)).toEqual(events)
+    const another = await depart(day(-1))
+    expect(another.status).toBe(409)
+    expect(another.body).toMatchObject({ code: "already_reported", details: { departed_on: day(0) } })
+    // Nothing more on the booked check-out day.
+    await runOn(world, day(3))
+    expect(linesOf(world, document)).toHaveLength(2)
+  })
+
+  test("manual: an exit in a generated file counts as sent — another departure date is 409 already_reported", async () => {
+    const world = await start("manual")
+    const { externalId } = await register(world, { check_in: day(-1), check_out: day(0) })
+    await runOn(world, day(-1))
+    const [entryFile] = (await admin(world.app, (c) => c.SireFiles({}))).files
+    await admin(world.app, (c) => c.ConfirmSireFile({ file_id: entryFile!.file_id }))
+    await runOn(world, day(0))
+    const waiting = await detail(world, externalId)
+    expect(waiting.sire.exit).toMatchObject({ status: "pending", sends_on: day(0) })
+    const refused = await call(world.app, "POST", "/api/partners/reservations/departure", {
+      key: world.liveKey,
+      json: { external_id: externalId, departed_on: day(-1) }
+    })
+    expect(refused.status).toBe(409)
+    expect(refused.body).toMatchObject({ code: "already_reported", details: { departed_on: day(0) } })
+    expect((await detail(world, externalId)).departed_on).toBeNull()
+  })
+
   test("a refused exit line: exit error with the gateway's message; the entry and the status stay as they were", async () => {
     const world = await start("gateway")
     const { externalId, document } = await register(world, { check_in: day(0), check_out: day(1) })
