@@ -8,6 +8,7 @@ import {
 } from "../shared/errors.ts"
 import * as Lifecycle from "./Lifecycle.ts"
 import type { Environment } from "../shared/Environment.ts"
+import { lateWarning } from "../compliance/Outcomes.ts"
 import { dateInBogota } from "../shared/Calendar.ts"
 import type {
   CheckinGuestInput,
@@ -123,15 +124,20 @@ export const withDueReports = <R extends ReservationDraft>(row: R, input: DueInp
     sandbox_simulate: row.sandbox_simulate
   })
   const decided = (status: Lifecycle.TraReport["status"]) => status === "success" || status === "error"
+  // design §6.8: a report pending past its due date says why — here, that it became due late (registered after
+  // check_in); the next run sends it.
+  const late = row.check_in < dateInBogota(at) ? lateWarning(row.check_in) : null
+  const saysWhy = <T extends { readonly status: string; readonly warning?: string }>(report: T): T =>
+    report.status === "pending" && report.warning === undefined && late !== null ? { ...report, warning: late } : report
   return {
     ...row,
     tra: {
-      ...withLiveWarning(due.tra, input.simulatedWarnings?.tra),
+      ...saysWhy(withLiveWarning(due.tra, input.simulatedWarnings?.tra)),
       reported_at: decided(due.tra.status) ? at.toISOString() : null,
       mincit_code: due.tra.status === "success" ? input.simulatedCode : null
     },
     sire: {
-      ...withLiveWarning(due.sire, input.simulatedWarnings?.sire),
+      ...saysWhy(withLiveWarning(due.sire, input.simulatedWarnings?.sire)),
       reported_at: decided(due.sire.status) ? at.toISOString() : null,
       exit: row.sire.exit
     },
