@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { admin } from "../support/app.ts"
 import { colombian, foreigner } from "../support/guests.ts"
 import {
@@ -7,12 +7,11 @@ import {
   detail,
   eventsOf,
   registerGuests,
-  type ReportWorld,
   runOn,
   scanAlerts,
   sireDate,
   sireLinesOf,
-  startReportWorld
+  reportWorlds
 } from "../support/reportWorld.ts"
 
 /**
@@ -21,16 +20,7 @@ import {
  * TRA send, then a cancel) are in crash.test.ts, where real worker processes die.
  */
 
-let worlds: Array<ReportWorld> = []
-afterEach(async () => {
-  for (const world of worlds) await world.stop()
-  worlds = []
-})
-const start = async (...args: Parameters<typeof startReportWorld>) => {
-  const world = await startReportWorld(...args)
-  worlds.push(world)
-  return world
-}
+const start = reportWorlds()
 
 let documents = 70_000_000
 const passport = () => `E${documents++}`

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { admin, call } from "../support/app.ts"
 import { colombian, foreigner } from "../support/guests.ts"
 import {
@@ -11,7 +11,7 @@ import {
   scanAlerts,
   sireDate,
   sireLinesOf,
-  startReportWorld
+  reportWorlds
 } from "../support/reportWorld.ts"
 
 /**
@@ -24,16 +24,7 @@ import {
  * `ReportRuns` runtime whose clock the test sets to noon in Bogotá of the day it plays. Dates are counted from
  * the real Bogotá date, since the API (creating, changing, cancelling) runs on the real clock.
  */
-let worlds: Array<ReportWorld> = []
-afterEach(async () => {
-  for (const world of worlds) await world.stop()
-  worlds = []
-})
-const start = async (...args: Parameters<typeof startReportWorld>) => {
-  const world = await startReportWorld(...args)
-  worlds.push(world)
-  return world
-}
+const start = reportWorlds()
 
 let documents = 60_000_000
 /** A Colombian main guest and a foreign companion; answers the external id and the foreigner's document. */
