@@ -14,6 +14,7 @@ import m0015 from "./0015_alerts.ts"
 import m0016 from "./0016_trace_context.ts"
 import m0017 from "./0017_secrets_at_rest.ts"
 import m0018 from "./0018_delivery_endpoint_due.ts"
+import m0019 from "./0019_departure.ts"
 
 /** Static imports keep migrations bundle-safe and free of file-system scans (design §3). Append only. */
 export const migrations = {
@@ -31,7 +32,8 @@ export const migrations = {
   "0015_alerts": m0015,
   "0016_trace_context": m0016,
   "0017_secrets_at_rest": m0017,
-  "0018_delivery_endpoint_due": m0018
+  "0018_delivery_endpoint_due": m0018,
+  "0019_departure": m0019
 }
 
 export const loader = Migrator.fromRecord(migrations)

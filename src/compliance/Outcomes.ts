@@ -57,6 +57,8 @@ export const verdictOf = (parts: ReadonlyArray<GuestPart>, hold: Hold, main: str
 const WAITING = "waiting: "
 export const waitingWarning = (reason: string) => `${WAITING}${reason}; tried again at the next report run`
 export const isWaiting = (warning: string) => warning.startsWith(WAITING)
+/** A report that became due after its date (a late registration, a late entry's exit): it goes at the next run. */
+export const lateWarning = (dueOn: string) => `${WAITING}due on ${dueOn} and not sent yet; sent at the next report run`
 
 // ---------------------------------------------------------------------------------------------------------------
 // Exits follow entries (design §6.8)

@@ -1,7 +1,8 @@
 import { Duration, Either, Option } from "effect"
 import * as Transitions from "../reservations/Transitions.ts"
 import { NothingToRetry } from "../shared/errors.ts"
-import { pastGiveUp, retryAfter, type Verdict } from "./Outcomes.ts"
+import { dateInBogota } from "../shared/Calendar.ts"
+import { lateWarning, pastGiveUp, retryAfter, type Verdict } from "./Outcomes.ts"
 
 /**
  * What a report run's outcomes do to a reservation, as plans for `Reservations.apply` (design §6.8, §6.9, §7):
@@ -65,10 +66,13 @@ export interface SettleOptions {
 }
 
 /** The exit armed again for the guests still owed one: pending on its date (design §6.8). */
-const armedExit = (row: Transitions.ReservationDraft, sire: Transitions.ReservationDraft["sire"]) =>
-  sire.exit.status === "pending"
-    ? sire
-    : { ...sire, exit: { status: "pending" as const, sends_on: Transitions.exitDate(row), reported_at: null } }
+const armedExit = (row: Transitions.ReservationDraft, sire: Transitions.ReservationDraft["sire"], at: Date) => {
+  if (sire.exit.status === "pending") return sire
+  const sends_on = Transitions.exitDate(row)
+  // Past its date (a late entry): due at once, and it says so until the next run sends it.
+  const late = sends_on < dateInBogota(at) ? { warning: lateWarning(sends_on) } : {}
+  return { ...sire, exit: { status: "pending" as const, sends_on, reported_at: null, ...late } }
+}
 
 /**
  * One report's verdict after a run. The stay's report: `success` (with the TRA main guest's code), `error`
@@ -86,7 +90,7 @@ export const settle = (authority: Authority, verdict: Verdict, options: SettleOp
     if (extension === undefined && row[authority].status !== "pending" && !confirmedAfterCancel) {
       return Either.right(
         authority === "sire" && options.exitOwed === true && row.sire.exit.status !== "pending"
-          ? Transitions.decision({ sire: armedExit(row, row.sire) }, undefined)
+          ? Transitions.decision({ sire: armedExit(row, row.sire, at) }, undefined)
           : Transitions.unchanged(undefined)
       )
     }
@@ -108,7 +112,7 @@ export const settle = (authority: Authority, verdict: Verdict, options: SettleOp
     const sire = { ...withoutWarning(row.sire), ...outcome }
     const report = authority === "tra"
       ? { tra: { ...withoutWarning(row.tra), ...outcome, ...code } }
-      : { sire: options.exitOwed === true ? armedExit(row, sire) : sire }
+      : { sire: options.exitOwed === true ? armedExit(row, sire, at) : sire }
 
     if (extension !== undefined) {
       // A later extension may have moved check_out again meanwhile: the nights after this round are still owed.
@@ -182,7 +186,7 @@ export const settleCancelled = (options: { readonly exitOwed: boolean }) =>
     const sire = ended(row.sire, "sire")
     return Either.right(Transitions.decision({
       tra: ended(row.tra, "tra"),
-      sire: options.exitOwed ? armedExit(row, sire) : sire,
+      sire: options.exitOwed ? armedExit(row, sire, at) : sire,
       report_failures: 0,
       report_retry_at: null
     }, undefined))

@@ -3,6 +3,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecur
 import { Schema } from "effect"
 import { documented } from "../http/OpenApiDocument.ts"
 import {
+  AlreadyReportedBody,
   CsrfRejectedBody,
   DeliveryNotFoundBody,
   InternalErrorBody,
@@ -18,6 +19,8 @@ import {
   OwnerRequiredBody,
   PropertyNotFoundBody,
   RateLimitedBody,
+  RegistrationNotFoundBody,
+  ReservationCancelledBody,
   SandboxExistsBody,
   UnauthorizedBody,
   WebhookNotFoundBody
@@ -47,7 +50,10 @@ import {
   PanelProperty,
   PropertyList,
   PropertyPath,
+  RecordDeparture,
+  ReservationIdPath,
   ReservationPage,
+  ReservationSummary,
   ReservationsQuery,
   Revoked,
   SandboxCreated,
@@ -221,6 +227,16 @@ export class PanelAccountApi extends HttpApiGroup.make("panelAccount")
       .setUrlParams(ReservationsQuery)
       .addSuccess(ReservationPage)
       .annotate(OpenApi.Summary, "Reservations with their TRA and SIRE status; no guest personal data")
+  )
+  .add(
+    HttpApiEndpoint.post("recordDeparture", "/api/panel/reservations/:reservation_id/departure")
+      .setPath(ReservationIdPath)
+      .setPayload(RecordDeparture)
+      .addSuccess(ReservationSummary)
+      .addError(RegistrationNotFoundBody)
+      .addError(ReservationCancelledBody)
+      .addError(AlreadyReportedBody)
+      .annotate(OpenApi.Summary, "Record the day the guests left (as the partner API's departure)")
   )
   .add(HttpApiEndpoint.get("members", "/api/panel/members").addSuccess(MemberList).annotate(OpenApi.Summary, "Members"))
   .add(

@@ -19,6 +19,7 @@ export type AuditAction =
   | "property.settings_changed"
   | "member.added"
   | "member.removed"
+  | "reservation.departure_recorded"
   | "reference.set"
   | "reference.unset"
 

@@ -158,6 +158,8 @@ export const PanelAccountLive = HttpApiBuilder.group(PartnerApi, "panelAccount",
       .handle("redeliver", ({ path }) => as((user) => panel.redeliver(user, path.id)))
       .handle("testWebhook", ({ path }) => as((user) => panel.testWebhook(user, path.id)))
       .handle("reservations", ({ urlParams }) => as((user) => panel.listReservations(user, urlParams)))
+      .handle("recordDeparture", ({ path, payload }) =>
+        as((user) => panel.recordDeparture(user, path.reservation_id, payload.departed_on)))
       .handle("members", () => as(panel.listMembers))
       .handle("addMember", ({ payload }) =>
         as((user) =>

@@ -387,44 +387,64 @@ export const ReservationsQuery = Schema.Struct({
 }).annotations(requestOptions)
 export type ReservationsQuery = typeof ReservationsQuery.Type
 
+const EXAMPLE_PANEL_RESERVATION = {
+  ok: true,
+  reservation_id: "5f0c7c1e-3b2a-4d9e-8f61-2a7b9c0d1e23",
+  external_id: "PMS-2026-0042",
+  status: "failed",
+  reservation_status: "confirmed",
+  sandbox: true,
+  checkin_token: null,
+  checkin_status: "completed",
+  guests_registered: 2,
+  tra: {
+    status: "error",
+    reported_at: null,
+    warning: "simulated rejection (sandbox_simulate tra_failed)",
+    simulated: true,
+    sends_on: "2026-12-18",
+    mincit_code: null
+  },
+  sire: { status: "success", reported_at: EXAMPLE.at, simulated: true, foreign_guests: 1, exit: { status: "success", sends_on: "2026-12-04", reported_at: EXAMPLE.at, simulated: true } },
+  departed_on: null,
+  check_in: "2026-12-18",
+  check_out: "2026-12-21",
+  property_id: EXAMPLE_PROPERTY.property_id,
+  updated_at: EXAMPLE.at
+} as const
+
 export const ReservationSummary = Schema.Struct({
   ...RegistrationStatus.fields,
   check_in: IsoDate,
   check_out: IsoDate,
   property_id: Schema.String,
   updated_at: DateTimeString
-}).annotations({ identifier: "PanelReservation" })
+}).annotations({ identifier: "PanelReservation", examples: [EXAMPLE_PANEL_RESERVATION] })
 export type ReservationSummary = typeof ReservationSummary.Type
+/** The path of one reservation (its `reservation_id`, as the list shows it). */
+export const ReservationIdPath = Schema.Struct({
+  reservation_id: param(
+    Schema.UUID.annotations({ message: () => "must be a UUID" }),
+    "The reservation's id.",
+    "5f0c7c1e-3b2a-4d9e-8f61-2a7b9c0d1e23"
+  )
+})
+
+/** Record the day the guests left (design §6.8), as the partner API's departure does. */
+export const RecordDeparture = Schema.Struct({ departed_on: StayDate }).annotations({
+  identifier: "PanelRecordDeparture",
+  examples: [{ departed_on: "2026-12-20" }],
+  ...requestOptions
+})
+export type RecordDeparture = typeof RecordDeparture.Type
+
 export const ReservationPage = Schema.Struct({
   reservations: Schema.Array(ReservationSummary),
   next_cursor: Schema.NullOr(Schema.String)
 }).annotations({
   identifier: "PanelReservationPage",
   examples: [{
-    reservations: [{
-      ok: true,
-      reservation_id: "5f0c7c1e-3b2a-4d9e-8f61-2a7b9c0d1e23",
-      external_id: "PMS-2026-0042",
-      status: "failed",
-      reservation_status: "confirmed",
-      sandbox: true,
-      checkin_token: null,
-      checkin_status: "completed",
-      guests_registered: 2,
-      tra: {
-        status: "error",
-        reported_at: null,
-        warning: "simulated rejection (sandbox_simulate tra_failed)",
-        simulated: true,
-        sends_on: "2026-12-18",
-        mincit_code: null
-      },
-      sire: { status: "success", reported_at: EXAMPLE.at, simulated: true, foreign_guests: 1, exit: { status: "success", sends_on: "2026-12-04", reported_at: EXAMPLE.at, simulated: true } },
-      check_in: "2026-12-18",
-      check_out: "2026-12-21",
-      property_id: EXAMPLE_PROPERTY.property_id,
-      updated_at: EXAMPLE.at
-    }],
+    reservations: [EXAMPLE_PANEL_RESERVATION],
     next_cursor: null
   }]
 })

@@ -9,9 +9,18 @@ import { MailQueue } from "../mail/MailQueue.ts"
 import { MailTemplate } from "../mail/Messages.ts"
 import { type ReportingSettingsChange, Properties } from "../properties/Properties.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
+import type { ReservationRow } from "../reservations/ReservationRow.ts"
 import { Reservations } from "../reservations/Reservations.ts"
 import type { Environment } from "../shared/Environment.ts"
-import { DeliveryNotFound, InvalidCode, InvalidRequest, LiveNotEnabled, OwnerRequired, WebhookNotFound } from "../shared/errors.ts"
+import {
+  DeliveryNotFound,
+  InvalidCode,
+  InvalidRequest,
+  LiveNotEnabled,
+  OwnerRequired,
+  RegistrationNotFound,
+  WebhookNotFound
+} from "../shared/errors.ts"
 import { Deliveries } from "../webhooks/Deliveries.ts"
 import { WebhookEndpoints } from "../webhooks/WebhookEndpoints.ts"
 import { Audit } from "./Audit.ts"
@@ -264,16 +273,36 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
         const page = rows.slice(0, limit)
         const last = page[page.length - 1]
         return {
-          reservations: page.map((row): ReservationSummary => ({
-            ...reservations.views.registrationStatus(row),
-            check_in: row.check_in,
-            check_out: row.check_out,
-            property_id: row.property_id,
-            updated_at: row.updated_at.toISOString()
-          })),
+          reservations: page.map(summaryOf),
           next_cursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null
         }
       })
+
+    const summaryOf = (row: ReservationRow): ReservationSummary => ({
+      ...reservations.views.registrationStatus(row),
+      check_in: row.check_in,
+      check_out: row.check_out,
+      property_id: row.property_id,
+      updated_at: row.updated_at.toISOString()
+    })
+
+    /** The reservation view's "record departure" (design §6.8): the partner API's rules, on a row of the account. */
+    const recordDeparture = (user: PanelUser, reservationId: string, departedOn: string) =>
+      Effect.gen(function*() {
+        const found = yield* repo.findById(reservationId)
+        if (Option.isNone(found) || found.value.account_id !== user.accountId) {
+          return yield* new RegistrationNotFound({
+            message: `No reservation ${reservationId} in this account.`,
+            details: { reservation_id: reservationId }
+          })
+        }
+        const before = found.value
+        const row = yield* reservations.departById(reservationId, departedOn)
+        if (row.departed_on !== before.departed_on) {
+          yield* record(user, "reservation.departure_recorded", `${row.external_id} ${departedOn}`)
+        }
+        return summaryOf(row)
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("PanelAccount.recordDeparture"))
 
     // ----------------------------------------------------------------------------------------------- members
 
@@ -326,6 +355,7 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
       redeliver,
       testWebhook,
       listReservations,
+      recordDeparture,
       listMembers,
       addMember,
       removeMember,

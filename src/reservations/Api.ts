@@ -21,6 +21,7 @@ import {
   CancelResponse,
   CreateReservation,
   IncludeQuery,
+  RecordDeparture,
   RegistrationDetail,
   RegistrationPath,
   RegistrationQuery,
@@ -31,7 +32,7 @@ import {
   UpdateResponse
 } from "./Reservation.ts"
 
-/** Endpoints 3 to 8 of the spec. */
+/** Endpoints 3 to 8 of the spec, and the departure (design §6.8). */
 export class ReservationsApi extends HttpApiGroup.make("reservations")
   .add(
     HttpApiEndpoint.post("create", "/api/partners/reservations")
@@ -71,6 +72,22 @@ export class ReservationsApi extends HttpApiGroup.make("reservations")
       .addSuccess(CancelResponse)
       .addError(RegistrationNotFoundBody)
       .annotate(OpenApi.Summary, "Cancel a reservation (idempotent)")
+  )
+  .add(
+    HttpApiEndpoint.post("departure", "/api/partners/reservations/departure")
+      .setPayload(RecordDeparture)
+      .addSuccess(RegistrationStatus)
+      .addError(RegistrationNotFoundBody)
+      .addError(ReservationCancelledBody)
+      .addError(AlreadyReportedBody)
+      .annotate(OpenApi.Summary, "Record the day the guests actually left")
+      .annotate(
+        OpenApi.Description,
+        "`departed_on` must lie within the stay (check_in to check_out) and not after today in Bogotá. It never " +
+          "changes check_out or the TRA; the SIRE exit movements of the foreign guests are dated it. The same date " +
+          "again changes nothing; another date once the exit was reported to SIRE is 409 `already_reported`. Emits " +
+          "`reservation.updated` with `changed: [\"departed_on\"]`."
+      )
   )
   .add(
     HttpApiEndpoint.get("query", "/api/partners/registrations")

@@ -20,6 +20,8 @@ export const ReservationsLive = HttpApiBuilder.group(PartnerApi, "reservations",
       .handle("update", ({ payload }) => Effect.flatMap(CurrentKey, (key) => modifications.update(key, payload)))
       .handle("cancel", ({ payload }) =>
         Effect.flatMap(CurrentKey, (key) => reservations.cancel(key, payload.external_id, payload.reason)))
+      .handle("departure", ({ payload }) =>
+        Effect.flatMap(CurrentKey, (key) => reservations.depart(key, payload.external_id, payload.departed_on)))
       .handle("query", ({ urlParams }) =>
         Effect.flatMap(CurrentKey, (key) => reservations.get(key, urlParams.external_id, urlParams.include === "guests")))
       .handle("get", ({ path, urlParams }) =>

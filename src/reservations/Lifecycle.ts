@@ -63,6 +63,8 @@ export interface LifecycleSnapshot {
   readonly sire: ReportState
   readonly check_in: string
   readonly check_out: string
+  /** The day the guests actually left (design §6.8, departure); null until recorded. */
+  readonly departed_on: string | null
 }
 
 const notApplicable: ReportState = { status: "not_applicable", reported: false }
@@ -83,7 +85,8 @@ export const newReservation = (input: {
   tra: notApplicable,
   sire: notApplicable,
   check_in: input.check_in,
-  check_out: input.check_out
+  check_out: input.check_out,
+  departed_on: null
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -279,7 +282,7 @@ const reportEvent = (
  * The events one change emits, in order, one per change (spec "Events"). `before` null means the reservation
  * is created by this change (`reservation.created` first, then whatever the created reservation already holds:
  * endpoint 7 gives `registration.completed` and the report events). Order: reservation.created,
- * reservation.updated (dates or guests_count changed), registration.updated (more guests registered, some
+ * reservation.updated (dates, guests_count or departed_on changed), registration.updated (more guests registered, some
  * still missing), registration.completed (registration closed), contract.signed, tra.*, sire.*. A cancelled
  * reservation emits `reservation.cancelled` once and nothing else, before or after.
  */
@@ -297,12 +300,23 @@ export const eventsBetween = (
   return changeEvents(before, after)
 }
 
+/** The fields whose change emits `reservation.updated`, in the order its `changed` names them. */
+export const UPDATED_FIELDS = ["check_in", "check_out", "guests_count", "departed_on"] as const
+export type UpdatedField = typeof UPDATED_FIELDS[number]
+
+/**
+ * The fields of `UPDATED_FIELDS` whose value differs between two snapshots: the `changed` of the
+ * `reservation.updated` event they emit (empty: no such event).
+ */
+export const updatedFields = (
+  before: Pick<LifecycleSnapshot, UpdatedField>,
+  after: Pick<LifecycleSnapshot, UpdatedField>
+): ReadonlyArray<UpdatedField> => UPDATED_FIELDS.filter((field) => before[field] !== after[field])
+
 const changeEvents = (before: LifecycleSnapshot, after: LifecycleSnapshot): ReadonlyArray<LifecycleEvent> => {
   const events: Array<LifecycleEvent> = []
-  if (
-    before.check_in !== after.check_in || before.check_out !== after.check_out ||
-    before.guests_count !== after.guests_count
-  ) events.push("reservation.updated")
+  // Dates, guest count or the recorded departure (design §6.8).
+  if (updatedFields(before, after).length > 0) events.push("reservation.updated")
   if (after.guests_registered > before.guests_registered && !after.registration_complete) {
     events.push("registration.updated")
   }

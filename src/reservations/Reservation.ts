@@ -469,6 +469,20 @@ export const CancelReservation = Schema.Struct({
 })
 export type CancelReservation = typeof CancelReservation.Type
 
+/**
+ * The departure endpoint's body (design §6.8): the Bogotá day the guests actually left. That it lies within the
+ * stay and is not after today needs the stored reservation and the clock: the service (`Transitions.depart`).
+ */
+export const RecordDeparture = Schema.Struct({
+  external_id: ExternalId,
+  departed_on: StayDate
+}).annotations({
+  identifier: "RecordDeparture",
+  examples: [{ external_id: EXAMPLE.externalId, departed_on: "2026-12-20" }],
+  ...requestOptions
+})
+export type RecordDeparture = typeof RecordDeparture.Type
+
 /** One guest of endpoint 7. Not checked here (no clock): that fecha_nacimiento is not in the future. */
 /** GuestInput's `numero_documento`: letters and digits only (also handed to the check-in page). */
 export const DOCUMENT_NUMBER = /^[a-zA-Z0-9]+$/
@@ -700,7 +714,9 @@ const RegistrationStatusFields = {
   checkin_status: Schema.NullOr(CheckinStatus),
   guests_registered: Schema.Int,
   tra: TraReport,
-  sire: SireReport
+  sire: SireReport,
+  /** The day the guests actually left, once recorded (design §6.8); `check_out` keeps the booked date. */
+  departed_on: Schema.NullOr(IsoDate)
 }
 
 const EXAMPLE_STATUS = {
@@ -714,10 +730,11 @@ const EXAMPLE_STATUS = {
   checkin_status: "pending",
   guests_registered: 0,
   tra: { status: "not_applicable", reported_at: null, sends_on: null, mincit_code: null },
-  sire: { status: "not_applicable", reported_at: null, foreign_guests: 0, exit: { status: "not_applicable", sends_on: null, reported_at: null } }
+  sire: { status: "not_applicable", reported_at: null, foreign_guests: 0, exit: { status: "not_applicable", sends_on: null, reported_at: null } },
+  departed_on: null
 } as const
 
-/** Endpoints 5 and 7; the base of the others. */
+/** Endpoints 5 and 7, and the departure; the base of the others. */
 export const RegistrationStatus = Schema.Struct(RegistrationStatusFields).annotations({
   identifier: "RegistrationStatus",
   examples: [{

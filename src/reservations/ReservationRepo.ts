@@ -114,14 +114,6 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           Effect.orDie,
           Effect.flatMap(guestRows)
         ),
-      /** The `nacionalidad` of each registered guest, in order (who goes to SIRE, design §6.3). */
-      registeredNationalities: (reservationId: string) =>
-        Effect.map(
-          inTransaction(sql<{ nacionalidad: string | null }>`
-            SELECT nacionalidad FROM guests WHERE reservation_id = ${reservationId} AND registered_at IS NOT NULL
-            ORDER BY position`),
-          (rows) => rows.map((row) => row.nacionalidad ?? "CO")
-        ).pipe(Effect.orDie),
       /**
        * A new reservation; columns left null are not sent (they have no default but NULL). It keeps the
        * `traceparent` of the request that made it: its report runs continue that trace (design §9).

@@ -82,7 +82,12 @@ export const ReservationRow = Schema.Struct({
   report_retry_at: Nullable(Instant),
   report_failures: Schema.Number,
   /** An extension after the TRA was reported: the nights from this date to check_out still go to the TRA. */
-  tra_extension_from: Nullable(Day)
+  tra_extension_from: Nullable(Day),
+  /**
+   * The Bogotá day the guests actually left (design §6.8, departure): the SIRE exits are dated it; `check_out`
+   * and the TRA keep the booked stay.
+   */
+  departed_on: Nullable(Day)
 }).annotations({ identifier: "ReservationRow" })
 export type ReservationRow = typeof ReservationRow.Type
 
@@ -131,5 +136,6 @@ export const snapshotOf = (row: Omit<ReservationRow, "id">): Lifecycle.Lifecycle
   tra: { status: row.tra.status, reported: row.tra_reported, code: row.tra.mincit_code },
   sire: { status: row.sire.status, reported: row.sire_reported },
   check_in: row.check_in,
-  check_out: row.check_out
+  check_out: row.check_out,
+  departed_on: row.departed_on
 })

@@ -22,10 +22,10 @@ import { TrmProvider, usdToCop } from "../trm/Trm.ts"
 import { carriesGuests } from "../webhooks/Event.ts"
 import { Outbox } from "../webhooks/Outbox.ts"
 import { newCheckinToken } from "./CheckinToken.ts"
-import type * as Lifecycle from "./Lifecycle.ts"
+import * as Lifecycle from "./Lifecycle.ts"
 import type { CancelResponse, CreateReservation, Guest, RegistrationDetail, SubmitRegistration } from "./Reservation.ts"
 import { type ExternalRef, ReservationRepo } from "./ReservationRepo.ts"
-import { type GuestRow, type NewGuest, photosRetained, type ReservationRow } from "./ReservationRow.ts"
+import { type GuestRow, type NewGuest, photosRetained, type ReservationRow, snapshotOf } from "./ReservationRow.ts"
 import * as Transitions from "./Transitions.ts"
 import { makeViews } from "./Views.ts"
 
@@ -197,16 +197,21 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
       })
 
     /** The events of a change, in its transaction; `registration.*` ones carry the guests (spec "Events"). */
-    const publish = (row: ReservationRow, events: ReadonlyArray<Lifecycle.LifecycleEvent>, isNew = false) =>
+    const publish = (
+      row: ReservationRow,
+      events: ReadonlyArray<Lifecycle.LifecycleEvent>,
+      options: { readonly isNew?: boolean; readonly changed?: ReadonlyArray<Lifecycle.UpdatedField> } = {}
+    ) =>
       events.length === 0 ? Effect.void : Effect.gen(function*() {
         yield* outbox.enqueue({
-          isNew,
+          isNew: options.isNew ?? false,
           accountId: row.account_id,
           environment: row.environment,
           reservationId: row.id,
           types: events,
           data: views.eventData(row),
-          guests: events.some(carriesGuests) ? yield* guestsOf(row) : []
+          guests: events.some(carriesGuests) ? yield* guestsOf(row) : [],
+          changed: options.changed ?? []
         })
       })
 
@@ -247,10 +252,10 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         const decided = yield* plan.decide({ row: before, guests }, at)
         const added = yield* writeGuests(id, decided.guests)
         if (Object.keys(decided.set).length === 0) return { row: before, result: decided.result, added }
-        const { after, events } = yield* settle(before, { ...before, ...decided.set }, registeredGuests(id), at)
+        const { after, changed, events } = yield* settle(before, { ...before, ...decided.set }, registeredGuests(id), at)
         const { updated_at: _, ...columns } = Transitions.changedColumns(before, after)
         const row = Object.keys(columns).length === 0 ? before : yield* repo.update(id, { ...columns, updated_at: at })
-        yield* publish(row, events)
+        yield* publish(row, events, { changed })
         return { row, result: decided.result, added }
       }).pipe(sql.withTransaction, Effect.withSpan(`Reservations.apply.${plan.name}`))
 
@@ -286,7 +291,11 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         const updated = new Map((yield* repo.updateAll(changes)).map((row) => [row.id, row]))
         for (const { id } of changes) {
           const row = updated.get(id)
-          if (row !== undefined) yield* publish(row, events.get(id) ?? [])
+          const before = locked.get(id)
+          if (row !== undefined && before !== undefined) {
+            const changed = Lifecycle.updatedFields(snapshotOf(before), snapshotOf(row))
+            yield* publish(row, events.get(id) ?? [], { changed })
+          }
         }
         return targets.map(({ id }) => updated.get(id) ?? locked.get(id) ?? null).filter((row) => row !== null)
       }).pipe(sql.withTransaction, Effect.withSpan("Reservations.applyAll"))
@@ -299,7 +308,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         const { after, events } = yield* settle(null, draft, Effect.succeed(registered), draft.created_at)
         const row = yield* repo.insert(after)
         const added = yield* writeGuests(row.id, guests.map((guest) => ({ _tag: "AddGuest" as const, guest })))
-        yield* publish(row, events, true)
+        yield* publish(row, events, { isNew: true })
         return { row, added }
       }).pipe(Effect.withSpan("Reservations.insert"))
 
@@ -453,6 +462,22 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         return response
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.cancel"))
 
+    /**
+     * The departure (design §6.8) of the reservation `id`: the rules are `Transitions.depart`; an exit movement
+     * already in a SIRE file counts as sent. Answers the reservation as stored.
+     */
+    const departById = (id: string, departedOn: string) =>
+      Effect.gen(function*() {
+        const today = yield* todayInBogota
+        const exitInFile = (yield* sire.all(id, "S")).some((movement) => movement.state !== "pending")
+        const { row } = yield* apply(id, Transitions.depart({ departedOn, today, exitInFile }))
+        return row
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.depart"))
+
+    /** `POST /api/partners/reservations/departure`: answers RegistrationStatus. */
+    const depart = (key: AuthenticatedKey, externalId: string, departedOn: string) =>
+      Effect.flatMap(idOf(key, externalId), (id) => Effect.map(departById(id, departedOn), views.registrationStatus))
+
     return {
       apply,
       applyAll,
@@ -460,6 +485,8 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
       create,
       get,
       cancel,
+      depart,
+      departById,
       idOf,
       creating,
       resolveProperty,

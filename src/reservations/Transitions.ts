@@ -1,7 +1,14 @@
 import { Either } from "effect"
-import { InvalidRequest, RegistrationNotFound, RegistrationRejected, type ReservationCancelled } from "../shared/errors.ts"
+import {
+  AlreadyReported,
+  InvalidRequest,
+  RegistrationNotFound,
+  RegistrationRejected,
+  type ReservationCancelled
+} from "../shared/errors.ts"
 import * as Lifecycle from "./Lifecycle.ts"
 import type { Environment } from "../shared/Environment.ts"
+import { lateWarning } from "../compliance/Outcomes.ts"
 import { dateInBogota } from "../shared/Calendar.ts"
 import type {
   CheckinGuestInput,
@@ -117,15 +124,20 @@ export const withDueReports = <R extends ReservationDraft>(row: R, input: DueInp
     sandbox_simulate: row.sandbox_simulate
   })
   const decided = (status: Lifecycle.TraReport["status"]) => status === "success" || status === "error"
+  // design §6.8: a report pending past its due date says why — here, that it became due late (registered after
+  // check_in); the next run sends it.
+  const late = row.check_in < dateInBogota(at) ? lateWarning(row.check_in) : null
+  const saysWhy = <T extends { readonly status: string; readonly warning?: string }>(report: T): T =>
+    report.status === "pending" && report.warning === undefined && late !== null ? { ...report, warning: late } : report
   return {
     ...row,
     tra: {
-      ...withLiveWarning(due.tra, input.simulatedWarnings?.tra),
+      ...saysWhy(withLiveWarning(due.tra, input.simulatedWarnings?.tra)),
       reported_at: decided(due.tra.status) ? at.toISOString() : null,
       mincit_code: due.tra.status === "success" ? input.simulatedCode : null
     },
     sire: {
-      ...withLiveWarning(due.sire, input.simulatedWarnings?.sire),
+      ...saysWhy(withLiveWarning(due.sire, input.simulatedWarnings?.sire)),
       reported_at: decided(due.sire.status) ? at.toISOString() : null,
       exit: row.sire.exit
     },
@@ -138,8 +150,12 @@ export const withDueReports = <R extends ReservationDraft>(row: R, input: DueInp
 /** No exit movement: the entry has not gone out (design §6.8). */
 export const NO_EXIT: SireExitReport = { status: "not_applicable", sends_on: null, reported_at: null }
 
-/** The day the exit movements are due: `check_out`, or the cancellation's Bogotá date when earlier (design §6.8). */
-export const exitDate = (row: Pick<ReservationDraft, "check_out" | "cancelled_at">): string => {
+/**
+ * The day the exit movements are due (design §6.8): the recorded departure; else `check_out`, or the
+ * cancellation's Bogotá date when earlier.
+ */
+export const exitDate = (row: Pick<ReservationDraft, "check_out" | "cancelled_at" | "departed_on">): string => {
+  if (row.departed_on !== null) return row.departed_on
   if (row.cancelled_at === null) return row.check_out
   const cancelled = dateInBogota(row.cancelled_at)
   return cancelled < row.check_out ? cancelled : row.check_out
@@ -148,7 +164,8 @@ export const exitDate = (row: Pick<ReservationDraft, "check_out" | "cancelled_at
 /**
  * Design §6.8, exit movements: once the entry went out (`sire_reported`), the foreign guests' exit is due on
  * its date — a live one waits for the report run of that day, a test key's is answered at once by the simulated
- * authority — and while it waits it follows `check_out` and a cancellation. An entry never sent has no exit.
+ * authority — and while it waits it follows `check_out`, a cancellation and a recorded departure. An entry never
+ * sent has no exit.
  */
 export const withExit = <R extends ReservationDraft>(row: R, at: Date): R => {
   const exit = row.sire.exit
@@ -184,11 +201,21 @@ export const finalize = <R extends ReservationDraft>(
   before: ReservationRow | null,
   next: R,
   at: Date
-): { readonly after: R; readonly events: ReadonlyArray<Lifecycle.LifecycleEvent> } => {
+): {
+  readonly after: R
+  readonly events: ReadonlyArray<Lifecycle.LifecycleEvent>
+  /** What a `reservation.updated` among `events` names as changed. */
+  readonly changed: ReadonlyArray<Lifecycle.UpdatedField>
+} => {
   const wasComplete = before !== null && before.registration_complete
   const completed_at = next.registration_complete ? (wasComplete ? next.completed_at : at) : null
   const after: R = { ...next, completed_at, status: Lifecycle.deriveStatus(snapshotOf(next)), updated_at: at }
-  return { after, events: Lifecycle.eventsBetween(before === null ? null : snapshotOf(before), snapshotOf(after)) }
+  const previous = before === null ? null : snapshotOf(before)
+  return {
+    after,
+    events: Lifecycle.eventsBetween(previous, snapshotOf(after)),
+    changed: previous === null ? [] : Lifecycle.updatedFields(previous, snapshotOf(after))
+  }
 }
 
 /** The columns whose value differs, for an `UPDATE` that writes only what changed. */
@@ -210,14 +237,33 @@ const PLAIN_FIELDS = ["guest_name", "guest_email", "guest_phone", "notes", "meta
 
 const sameValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
+/**
+ * A recorded departure stays within the stay (design §6.8): new dates that would leave it outside are 400
+ * `invalid_request` naming the date sent.
+ */
+const keepsDeparture = (
+  row: ReservationRow,
+  rules: Lifecycle.ModificationPlan
+): Either.Either<Lifecycle.ModificationPlan, InvalidRequest> => {
+  const departed = row.departed_on
+  if (departed === null) return Either.right(rules)
+  const field = rules.next.check_in > departed ? "check_in" : rules.next.check_out < departed ? "check_out" : null
+  if (field === null) return Either.right(rules)
+  const message = `must keep the recorded departed_on (${departed}) within the stay`
+  return Either.left(new InvalidRequest({ message: `${field} ${message}`, details: { fields: [{ field, message }] } }))
+}
+
 export const modify = (body: UpdateReservation) =>
   plan("modify", ({ row }) =>
     Either.map(
-      Lifecycle.checkModification(snapshotOf(row), {
-        check_in: body.check_in,
-        check_out: body.check_out,
-        guests_count: body.guests_count
-      }),
+      Either.flatMap(
+        Lifecycle.checkModification(snapshotOf(row), {
+          check_in: body.check_in,
+          check_out: body.check_out,
+          guests_count: body.guests_count
+        }),
+        (rules) => keepsDeparture(row, rules)
+      ),
       (rules) => {
         const plainChanged = PLAIN_FIELDS.filter((field) => body[field] !== undefined && !sameValue(body[field], row[field]))
         const changed: ReadonlyArray<string> = [...rules.changed, ...plainChanged]
@@ -266,6 +312,64 @@ export const cancel = (reason: string | undefined) =>
       cancelled_at: at,
       cancel_reason: reason ?? null
     }, rules))
+  })
+
+// ---------------------------------------------------------------------------------------------------------------
+// Departure (design §6.8)
+
+export interface DepartureInput {
+  /** The day the guests left, as sent. */
+  readonly departedOn: string
+  /** Today's Bogotá date. */
+  readonly today: string
+  /**
+   * Some exit movement (S) of the reservation is in a generated or posted SIRE file: it counts as sent even
+   * while `sire.exit` still reads `pending` (a manual file waiting for confirmation, an upload in flight).
+   */
+  readonly exitInFile: boolean
+}
+
+/** The exit went out: answered (`success`/`error`), or its movements are in a file. */
+export const exitSent = (row: Pick<ReservationRow, "sire">, exitInFile: boolean): boolean =>
+  row.sire.exit.status === "success" || row.sire.exit.status === "error" || exitInFile
+
+const departureRefused = (field: string, message: string) =>
+  new InvalidRequest({ message: `departed_on ${message}`, details: { fields: [{ field, message }] } })
+
+/**
+ * Records the day the guests actually left, in this order: cancelled → 409 `reservation_cancelled`; not within
+ * `check_in`…`check_out` or after today in Bogotá → 400 `invalid_request` naming `departed_on`; the date already
+ * recorded → nothing changes (no event); once the exit went out, only the date it carries (the recorded one, or
+ * its `sends_on` when none was recorded) → else 409 `already_reported`. It never touches `check_out` or the TRA;
+ * a pending exit follows the new date (`withExit` through `exitDate`) and `reservation.updated` names
+ * `departed_on` in `changed`. Answers whether something changed.
+ */
+export const depart = (input: DepartureInput) =>
+  plan<{ readonly changed: boolean }, ReservationCancelled | InvalidRequest | AlreadyReported>("depart", ({ row }) => {
+    const { departedOn, today } = input
+    if (row.reservation_status === "cancelled") return Either.left(Lifecycle.cancelledError())
+    if (departedOn < row.check_in) {
+      return Either.left(departureRefused("departed_on", `must be on or after check_in (${row.check_in})`))
+    }
+    if (departedOn > row.check_out) {
+      return Either.left(departureRefused("departed_on", `must be on or before check_out (${row.check_out})`))
+    }
+    if (departedOn > today) {
+      return Either.left(departureRefused("departed_on", `must not be after today in Bogotá (${today})`))
+    }
+    if (departedOn === row.departed_on) return Either.right(unchanged({ changed: false }))
+    if (exitSent(row, input.exitInFile)) {
+      const reported = row.departed_on ?? row.sire.exit.sends_on
+      if (departedOn !== reported) {
+        return Either.left(
+          new AlreadyReported({
+            message: `departed_on cannot change: the guests' exit was already reported to SIRE dated ${reported}`,
+            details: { field: "departed_on", departed_on: reported, already_reported: { sire_exit: true } }
+          })
+        )
+      }
+    }
+    return Either.right(decision({ departed_on: departedOn }, { changed: true }))
   })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -454,7 +558,8 @@ const stayDraft = (
     report_lease_until: null,
     report_retry_at: null,
     report_failures: 0,
-    tra_extension_from: null
+    tra_extension_from: null,
+    departed_on: null
   }
 }
 

@@ -19,7 +19,8 @@ export const makeViews = (publicBaseUrl: string) => {
     checkin_status: Lifecycle.checkinStatus(snapshotOf(row)),
     guests_registered: row.guests_registered,
     tra: row.tra,
-    sire: row.sire
+    sire: row.sire,
+    departed_on: row.departed_on
   })
 
   const reservationResponse = (row: ReservationRow, replay: boolean): ReservationResponse => ({
@@ -48,6 +49,7 @@ export const makeViews = (publicBaseUrl: string) => {
     contract_signed: row.contract_signed_at !== null,
     tra: row.tra,
     sire: row.sire,
+    departed_on: row.departed_on,
     metadata: row.metadata
   })
 

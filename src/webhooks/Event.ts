@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { randomBytes } from "node:crypto"
-import { LifecycleEvent } from "../reservations/Lifecycle.ts"
+import { LifecycleEvent, UPDATED_FIELDS } from "../reservations/Lifecycle.ts"
 import {
   CheckinStatus,
   Guest,
@@ -42,7 +42,9 @@ export type DeliveredEvent = LifecycleEvent | "ping"
 /** When each event is sent (spec "Events", event types table). */
 export const EVENT_SENT_WHEN: Readonly<Record<DeliveredEvent, string>> = {
   "reservation.created": "A reservation was created through the API (endpoint 3 or 7).",
-  "reservation.updated": "The dates or the number of guests changed (endpoint 4).",
+  "reservation.updated":
+    "The dates or the number of guests changed (endpoint 4), or the day the guests left was recorded (departure); " +
+    "`data.changed` names which.",
   "reservation.cancelled": "The reservation was cancelled (endpoint 5); no further event follows for it.",
   "registration.updated": "One guest registered; others are still missing.",
   "registration.completed":
@@ -74,6 +76,7 @@ const EXAMPLE_RESERVATION = {
   contract_signed: false,
   tra: { status: "not_applicable", reported_at: null, sends_on: null, mincit_code: null },
   sire: { status: "not_applicable", reported_at: null, foreign_guests: 0, exit: { status: "not_applicable", sends_on: null, reported_at: null } },
+  departed_on: null,
   metadata: { channel: "booking-engine" }
 } as const
 
@@ -93,6 +96,8 @@ const ReservationEventFields = {
   contract_signed: Schema.Boolean,
   tra: TraReport,
   sire: SireReport,
+  /** The day the guests actually left, once recorded (design §6.8). */
+  departed_on: Schema.NullOr(IsoDate),
   /** As sent on creation, unchanged. */
   metadata: JsonObject
 }
@@ -104,6 +109,19 @@ export const ReservationEventData = Schema.Struct(ReservationEventFields).annota
   examples: [EXAMPLE_RESERVATION]
 })
 export type ReservationEventData = typeof ReservationEventData.Type
+
+/** `data` of `reservation.updated`: the reservation as of the event and the fields whose change it reports. */
+export const ReservationUpdatedEventData = Schema.Struct({
+  ...ReservationEventFields,
+  changed: Schema.Array(Schema.Literal(...UPDATED_FIELDS)).annotations({
+    description: "The fields whose value changed: `check_in`, `check_out`, `guests_count`, `departed_on`."
+  })
+}).annotations({
+  identifier: "ReservationUpdatedEventData",
+  description: "The reservation as of the event, and `changed`: what changed.",
+  examples: [{ ...EXAMPLE_RESERVATION, departed_on: "2026-12-20", changed: ["departed_on"] }]
+})
+export type ReservationUpdatedEventData = typeof ReservationUpdatedEventData.Type
 
 /** `data` of `registration.*` events: with the guests, which delivery drops for endpoints without include_guests. */
 export const RegistrationEventData = Schema.Struct({
@@ -173,7 +191,14 @@ export const PingEventBody = bodyOf("ping", PingEventData)
 export type PingEventBody = typeof PingEventBody.Type
 
 const lifecycleBody = (type: LifecycleEvent) =>
-  bodyOf(type, carriesGuests(type) ? RegistrationEventData : ReservationEventData)
+  bodyOf(
+    type,
+    carriesGuests(type)
+      ? RegistrationEventData
+      : type === "reservation.updated"
+      ? ReservationUpdatedEventData
+      : ReservationEventData
+  )
 
 /** One body schema per event type a webhook carries: `guests` only in `registration.*`. */
 export const eventBodySchemas = {
@@ -216,13 +241,19 @@ export const eventBody = (input: {
   readonly sandbox: boolean
   readonly data: Readonly<Record<string, unknown>>
   readonly guests: ReadonlyArray<unknown>
+  /** `reservation.updated` only: the fields whose change it reports. */
+  readonly changed?: ReadonlyArray<string> | undefined
 }): StoredEventBody => ({
   id: input.id,
   type: input.type,
   created_at: input.createdAt.toISOString(),
   api_version: API_VERSION,
   sandbox: input.sandbox,
-  data: carriesGuests(input.type) ? { ...input.data, guests: input.guests } : input.data
+  data: carriesGuests(input.type)
+    ? { ...input.data, guests: input.guests }
+    : input.type === "reservation.updated"
+    ? { ...input.data, changed: input.changed ?? [] }
+    : input.data
 })
 
 /** The body of a `ping` (endpoint 14). */

@@ -15,6 +15,8 @@ export interface OutboxEntry {
   /** The reservation as the webhook `data` shows it at this moment (without guests). */
   readonly data: Readonly<Record<string, unknown>>
   readonly guests: ReadonlyArray<unknown>
+  /** `changed` of a `reservation.updated` event among `types` (Lifecycle.updatedFields). */
+  readonly changed?: ReadonlyArray<string>
   /** The reservation is created by this change: it has no earlier event to come after. */
   readonly isNew?: boolean
 }
@@ -48,7 +50,8 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
             createdAt,
             sandbox: entry.environment === "test",
             data: entry.data,
-            guests: entry.guests
+            guests: entry.guests,
+            changed: entry.changed
           })
           return {
             id,

@@ -383,7 +383,8 @@ describe("migrate", () => {
             "0015_alerts",
             "0016_trace_context",
             "0017_secrets_at_rest",
-            "0018_delivery_endpoint_due"
+            "0018_delivery_endpoint_due",
+            "0019_departure"
           ]
         }
       })
@@ -431,7 +432,8 @@ describe("migrate", () => {
         { migration_id: 15, name: "alerts" },
         { migration_id: 16, name: "trace_context" },
         { migration_id: 17, name: "secrets_at_rest" },
-        { migration_id: 18, name: "delivery_endpoint_due" }
+        { migration_id: 18, name: "delivery_endpoint_due" },
+        { migration_id: 19, name: "departure" }
       ])
     } finally {
       await target.drop()

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { admin } from "../support/app.ts"
 import { colombian, foreigner } from "../support/guests.ts"
 import {
@@ -7,12 +7,11 @@ import {
   detail,
   eventsOf,
   registerGuests,
-  type ReportWorld,
   runOn,
   scanAlerts,
   sireDate,
   sireLinesOf,
-  startReportWorld
+  reportWorlds
 } from "../support/reportWorld.ts"
 
 /**
@@ -21,16 +20,7 @@ import {
  * TRA send, then a cancel) are in crash.test.ts, where real worker processes die.
  */
 
-let worlds: Array<ReportWorld> = []
-afterEach(async () => {
-  for (const world of worlds) await world.stop()
-  worlds = []
-})
-const start = async (...args: Parameters<typeof startReportWorld>) => {
-  const world = await startReportWorld(...args)
-  worlds.push(world)
-  return world
-}
+const start = reportWorlds()
 
 let documents = 70_000_000
 const passport = () => `E${documents++}`
@@ -109,7 +99,8 @@ describe("an exit follows its guest's entry, whenever that entry goes out (desig
     await runOn(world, day(2))
     const entered = await detail(world, externalId)
     expect(entered.sire.status).toBe("success")
-    expect(entered.sire.exit).toMatchObject({ status: "pending", sends_on: day(1) })
+    // Armed again, past its date: due at once, and it says so until the next run sends it.
+    expect(entered.sire.exit).toMatchObject({ status: "pending", sends_on: day(1), warning: expect.stringMatching(/^waiting: due on /) })
     await runOn(world, day(2))
     expect(sireLinesOf(world, late)).toEqual([["E", sireDate(day(0))], ["S", sireDate(day(1))]])
     expect(sireLinesOf(world, mapped)).toHaveLength(2)
@@ -162,6 +153,22 @@ describe("nothing stays pending for ever (design §6.8)", () => {
     const confirmed = await detail(world, externalId)
     expect(confirmed.sire.status).toBe("success")
     expect(confirmed.sire.exit.status).toBe("success")
+  })
+
+  test("registered after its arrival day: pending with a warning saying it goes at the next run", async () => {
+    const world = await start("gateway")
+    const externalId = await registerGuests(world, [colombian({ numero_documento: String(documents++) }), foreigner({ numero_documento: passport() })], {
+      check_in: day(-2),
+      check_out: day(1)
+    })
+    const late = await detail(world, externalId)
+    expect(late.tra).toMatchObject({ status: "pending", sends_on: day(-2), warning: `waiting: due on ${day(-2)} and not sent yet; sent at the next report run` })
+    expect(late.sire).toMatchObject({ status: "pending", warning: expect.stringMatching(/^waiting: due on /) })
+    await runOn(world, day(0))
+    const sent = await detail(world, externalId)
+    expect(sent.tra.status).toBe("success")
+    expect(sent.tra.warning).not.toContain("waiting")
+    expect(sent.sire.status).toBe("success")
   })
 
   test("a transient failure past the due date says why in the report", async () => {

@@ -1,21 +1,18 @@
-import { afterEach, describe, expect, test } from "bun:test"
-import { FetchHttpClient } from "@effect/platform"
-import { Effect, Layer, type ManagedRuntime, Option, Redacted, TestClock, TestContext } from "effect"
-import { Alerts } from "../../src/alerts/Alerts.ts"
-import { Reference } from "../../src/compliance/Reference.ts"
-import { ReportRuns } from "../../src/compliance/ReportRuns.ts"
-import * as SireGateway from "../../src/compliance/SireGateway.ts"
-import * as TraClient from "../../src/compliance/TraClient.ts"
-import { Reservations } from "../../src/reservations/Reservations.ts"
-import * as Trm from "../../src/trm/Trm.ts"
-import { Outbox } from "../../src/webhooks/Outbox.ts"
-import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
-import { freshDatabase, type TestDatabase } from "../support/database.ts"
-import { type FakeSire, startFakeSire } from "../support/fakeSire.ts"
-import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
-import { colombian, foreigner, registrationBody } from "../support/guests.ts"
-import { serviceRuntime } from "../support/services.ts"
-import { bogotaToday } from "../support/trm.ts"
+import { describe, expect, test } from "bun:test"
+import { admin, call } from "../support/app.ts"
+import { colombian, foreigner } from "../support/guests.ts"
+import {
+  day,
+  detail,
+  eventsOf,
+  registerGuests,
+  type ReportWorld,
+  runOn,
+  scanAlerts,
+  sireDate,
+  sireLinesOf,
+  reportWorlds
+} from "../support/reportWorld.ts"
 
 /**
  * SIRE exit movements (design §6.8), driven over several Bogotá days on a `TestClock`: every foreign guest whose
@@ -27,105 +24,25 @@ import { bogotaToday } from "../support/trm.ts"
  * `ReportRuns` runtime whose clock the test sets to noon in Bogotá of the day it plays. Dates are counted from
  * the real Bogotá date, since the API (creating, changing, cancelling) runs on the real clock.
  */
-const GATEWAY_TOKEN = "exit-gateway-token"
-
-interface World {
-  readonly tra: FakeTra
-  readonly sire: FakeSire
-  readonly db: TestDatabase
-  readonly app: RunningApp
-  readonly liveKey: string
-  readonly propertyId: string
-  readonly runtime: ManagedRuntime.ManagedRuntime<ReportRuns | Alerts, unknown>
-}
-
-let worlds: Array<World> = []
-
-afterEach(async () => {
-  for (const world of worlds) {
-    await world.runtime.dispose()
-    await world.app.stop()
-    await world.db.drop()
-    world.tra.stop()
-    world.sire.stop()
-  }
-  worlds = []
-})
-
-const start = async (mode: "manual" | "gateway", options: { readonly reportsTra?: boolean } = {}): Promise<World> => {
-  const tra = startFakeTra()
-  const sire = startFakeSire({ token: GATEWAY_TOKEN })
-  const db = await freshDatabase()
-  const env = { SIRE_MODE: mode, SIRE_GATEWAY_URL: sire.url, SIRE_GATEWAY_TOKEN: GATEWAY_TOKEN, TRA_BASE_URL: tra.url }
-  const app = await startApp({ DATABASE_URL: db.url, ROLE: "api", ...env })
-  const account = await seedAccount(app)
-  const property = await admin(app, (c) =>
-    c.CreateProperty({
-      account_id: account.accountId,
-      name: "Hotel Salida",
-      rnt_id: "13579",
-      tra_token: Redacted.make(DEFAULT_TOKEN),
-      sire_hotel_code: "2468",
-      sire_city_code: "11001",
-      ...(options.reportsTra === false ? { reports_tra: false } : {})
-    }))
-  const runtime = serviceRuntime(
-    app,
-    Layer.merge(Alerts.Default, ReportRuns.Default.pipe(
-      Layer.provide([
-        TraClient.layer({ baseUrl: tra.url, concurrency: 2 }).pipe(Layer.provide(FetchHttpClient.layer)),
-        SireGateway.layer({ url: sire.url, token: Option.some(Redacted.make(GATEWAY_TOKEN)) }).pipe(
-          Layer.provide(FetchHttpClient.layer)
-        ),
-        Reference.default,
-        Outbox.Default,
-        Reservations.Default.pipe(Layer.provide(Trm.layer), Layer.provide(FetchHttpClient.layer))
-      ])
-    )),
-    env
-  )
-  const world = { tra, sire, db, app, liveKey: account.liveKey, propertyId: property.property_id, runtime }
-  worlds.push(world)
-  return world
-}
-
-/** The Bogotá date `days` after today's. */
-const day = (days: number) => new Date(Date.parse(`${bogotaToday()}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
-/** `YYYY-MM-DD` as the SIRE file writes dates. */
-const sireDate = (date: string) => date.split("-").reverse().join("/")
-
-/** A report run at noon in Bogotá (17:00 UTC) of `date`, on the runtime's TestClock. */
-const runOn = (world: World, date: string) =>
-  world.runtime.runPromise(
-    Effect.gen(function*() {
-      yield* TestClock.setTime(Date.parse(`${date}T17:00:00Z`))
-      return yield* Effect.flatMap(ReportRuns, (runs) => runs.run())
-    }).pipe(Effect.provide(TestContext.TestContext))
-  )
+const start = reportWorlds()
 
 let documents = 60_000_000
-const register = async (world: World, stay: { check_in: string; check_out: string }) => {
-  const foreign = foreigner({ numero_documento: `S${documents++}` })
-  const body = registrationBody(world.propertyId, [colombian({ numero_documento: String(documents++) }), foreign], stay)
-  const res = await call(world.app, "POST", "/api/partners/registrations", { key: world.liveKey, json: body })
-  expect(res.status).toBe(201)
-  return { externalId: body.external_id as string, document: foreign.numero_documento as string }
+/** A Colombian main guest and a foreign companion; answers the external id and the foreigner's document. */
+const register = async (world: ReportWorld, stay: { check_in: string; check_out: string }) => {
+  const document = `S${documents++}`
+  const externalId = await registerGuests(
+    world,
+    [colombian({ numero_documento: String(documents++) }), foreigner({ numero_documento: document })],
+    stay
+  )
+  return { externalId, document }
 }
-const detail = async (world: World, externalId: string) =>
-  (await call(world.app, "GET", `/api/partners/registrations?external_id=${externalId}`, { key: world.liveKey })).body
-const change = async (world: World, externalId: string, json: Record<string, unknown>) => {
+const change = async (world: ReportWorld, externalId: string, json: Record<string, unknown>) => {
   const res = await call(world.app, "PATCH", "/api/partners/reservations", { key: world.liveKey, json: { external_id: externalId, ...json } })
   expect({ status: res.status, body: res.body }).toMatchObject({ status: 200 })
   return res.body
 }
-const eventsOf = async (world: World, externalId: string) =>
-  (await world.db.query<{ type: string }>(
-    "SELECT e.type FROM events e JOIN reservations r ON r.id = e.reservation_id WHERE r.external_id = $1 ORDER BY e.seq",
-    [externalId]
-  )).map((event) => event.type)
-/** The SIRE lines the gateway received for a document number: [movement, date] per line. */
-const linesOf = (world: World, document: string) =>
-  world.sire.uploads.flatMap((upload) => upload.rows.filter((row) => row[3] === document).map((row) => [row[8], row[9]]))
+const linesOf = sireLinesOf
 
 describe("SIRE exit movements over several Bogotá days (TestClock)", () => {
   test("gateway: the entry goes out on the arrival day, the exit on the check-out day; no event, no status change", async () => {
@@ -208,6 +125,72 @@ describe("SIRE exit movements over several Bogotá days (TestClock)", () => {
     expect(await eventsOf(world, early.externalId)).toEqual(eventsAtCancel)
   })
 
+  test("an early departure dates the S line on departed_on; check_out and the TRA keep the booked stay", async () => {
+    const world = await start("gateway")
+    const { externalId, document } = await register(world, { check_in: day(-1), check_out: day(3) })
+    const depart = (departed_on: string) =>
+      call(world.app, "POST", "/api/partners/reservations/departure", {
+        key: world.liveKey,
+        json: { external_id: externalId, departed_on }
+      })
+    await runOn(world, day(-1))
+    expect(linesOf(world, document)).toEqual([["E", sireDate(day(-1))]])
+    const entered = await detail(world, externalId)
+    expect(entered.sire.exit).toEqual({ status: "pending", sends_on: day(3), reported_at: null })
+    expect(entered.departed_on).toBeNull()
+    const traRequests = world.tra.requests.length
+
+    // The guests leave today, three days early: the pending exit follows the departure.
+    const departed = await depart(day(0))
+    expect(departed.status).toBe(200)
+    expect(departed.body).toMatchObject({ departed_on: day(0), sire: { exit: { status: "pending", sends_on: day(0) } } })
+    const events = await eventsOf(world, externalId)
+    expect(events.at(-1)).toBe("reservation.updated")
+    const [updated] = await world.db.query<{ body: any }>(
+      "SELECT e.body FROM events e JOIN reservations r ON r.id = e.reservation_id WHERE r.external_id = $1 ORDER BY e.seq DESC LIMIT 1",
+      [externalId]
+    )
+    const body = typeof updated!.body === "string" ? JSON.parse(updated!.body) : updated!.body
+    expect(body.data).toMatchObject({ changed: ["departed_on"], departed_on: day(0), check_out: day(3) })
+
+    await runOn(world, day(0))
+    expect(linesOf(world, document)).toEqual([["E", sireDate(day(-1))], ["S", sireDate(day(0))]])
+    const left = await detail(world, externalId)
+    expect(left).toMatchObject({ check_out: day(3), departed_on: day(0), status: "compliant" })
+    expect(left.sire.exit).toMatchObject({ status: "success", sends_on: day(0) })
+    expect(left.tra).toEqual(entered.tra)
+    // The departure never touches the TRA: no request after the arrival's.
+    expect(world.tra.requests.length).toBe(traRequests)
+
+    // The exit went out: the same date is still 200 and changes nothing, another one is 409 already_reported.
+    expect((await depart(day(0))).status).toBe(200)
+    expect(await eventsOf(world, externalId)).toEqual(events)
+    const another = await depart(day(-1))
+    expect(another.status).toBe(409)
+    expect(another.body).toMatchObject({ code: "already_reported", details: { departed_on: day(0) } })
+    // Nothing more on the booked check-out day.
+    await runOn(world, day(3))
+    expect(linesOf(world, document)).toHaveLength(2)
+  })
+
+  test("manual: an exit in a generated file counts as sent — another departure date is 409 already_reported", async () => {
+    const world = await start("manual")
+    const { externalId } = await register(world, { check_in: day(-1), check_out: day(0) })
+    await runOn(world, day(-1))
+    const [entryFile] = (await admin(world.app, (c) => c.SireFiles({}))).files
+    await admin(world.app, (c) => c.ConfirmSireFile({ file_id: entryFile!.file_id }))
+    await runOn(world, day(0))
+    const waiting = await detail(world, externalId)
+    expect(waiting.sire.exit).toMatchObject({ status: "pending", sends_on: day(0) })
+    const refused = await call(world.app, "POST", "/api/partners/reservations/departure", {
+      key: world.liveKey,
+      json: { external_id: externalId, departed_on: day(-1) }
+    })
+    expect(refused.status).toBe(409)
+    expect(refused.body).toMatchObject({ code: "already_reported", details: { departed_on: day(0) } })
+    expect((await detail(world, externalId)).departed_on).toBeNull()
+  })
+
   test("a refused exit line: exit error with the gateway's message; the entry and the status stay as they were", async () => {
     const world = await start("gateway")
     const { externalId, document } = await register(world, { check_in: day(0), check_out: day(1) })
@@ -225,7 +208,7 @@ describe("SIRE exit movements over several Bogotá days (TestClock)", () => {
     expect(after.sire.status).toBe("success")
     expect(after.status).toBe("compliant")
     // A failed exit is an alert to the account holder (design §9).
-    await world.runtime.runPromise(Effect.flatMap(Alerts, (alerts) => alerts.scan))
+    await scanAlerts(world)
     expect(await world.db.query("SELECT kind, authority, message FROM alerts")).toEqual([
       { kind: "exit_error", authority: "sire", message: expect.stringContaining("Fecha de salida inválida") }
     ])

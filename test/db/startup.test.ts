@@ -85,9 +85,10 @@ test("processes booting together on one fresh database apply each migration once
       { migration_id: 15, name: "alerts" },
       { migration_id: 16, name: "trace_context" },
       { migration_id: 17, name: "secrets_at_rest" },
-      { migration_id: 18, name: "delivery_endpoint_due" }
+      { migration_id: 18, name: "delivery_endpoint_due" },
+      { migration_id: 19, name: "departure" }
     ])
-    const applied = services.filter((s) => s.output().includes("applied migrations: 0001_foundation, 0002_reservations, 0003_documents, 0004_webhooks, 0005_compliance, 0006_checkin, 0007_mail, 0008_panel, 0009_event_order, 0010_report_safety, 0011_reference_overrides, 0015_alerts, 0016_trace_context, 0017_secrets_at_rest, 0018_delivery_endpoint_due"))
+    const applied = services.filter((s) => s.output().includes("applied migrations: 0001_foundation, 0002_reservations, 0003_documents, 0004_webhooks, 0005_compliance, 0006_checkin, 0007_mail, 0008_panel, 0009_event_order, 0010_report_safety, 0011_reference_overrides, 0015_alerts, 0016_trace_context, 0017_secrets_at_rest, 0018_delivery_endpoint_due, 0019_departure"))
     expect(applied).toHaveLength(1)
     expect(await Promise.all(services.map((s) => s.stop()))).toEqual([0, 0, 0])
   } finally {

@@ -67,7 +67,7 @@ describe("public documents", () => {
     expect(JSON.stringify(res.body).includes("HttpApiDecodeError")).toBe(false)
   })
 
-  test("/openapi.json documents all 16 partner endpoints, with their methods", async () => {
+  test("/openapi.json documents the 16 partner endpoints and the departure, with their methods", async () => {
     const res = await call(f.app, "GET", "/openapi.json")
     const methods = Object.fromEntries(
       Object.entries(res.body.paths as Record<string, object>).map(([path, ops]) => [path, Object.keys(ops).sort()])
@@ -76,6 +76,7 @@ describe("public documents", () => {
       "/api/partners/properties": ["get", "patch"],
       "/api/partners/reservations": ["patch", "post"],
       "/api/partners/reservations/cancel": ["post"],
+      "/api/partners/reservations/departure": ["post"],
       "/api/partners/registrations": ["get", "post"],
       "/api/partners/registrations/{external_id}": ["get"],
       "/api/partners/webhooks": ["get", "post"],

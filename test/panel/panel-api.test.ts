@@ -476,6 +476,48 @@ describe("properties, webhooks, reservations: one account never sees another's",
     expect([badCursor.status, badCursor.body.code]).toEqual([400, "invalid_request"])
     expect((await bPanel.request("GET", "/api/panel/reservations?environment=test")).body.reservations).toEqual([])
   })
+
+  test("record departure (design §6.8): the partner API's rules on a row of the account: 200 the row, 400, 409, another account's 404, audited", async () => {
+    const properties = (await call(app, "GET", "/api/partners/properties", { key: aTestKey })).body.properties
+    const today = new Date(Date.now() - 5 * 3_600_000).toISOString().slice(0, 10)
+    const body = reservationBody(properties[0].property_id, { check_in: today, check_out: "2100-01-01" })
+    const created = await call(app, "POST", "/api/partners/reservations", { key: aTestKey, json: body })
+    expect(created.status).toBe(201)
+    const path = `/api/panel/reservations/${created.body.reservation_id}/departure`
+
+    const recorded = await aPanel.request("POST", path, { json: { departed_on: today } })
+    expect(recorded.status).toBe(200)
+    expect(recorded.body).toMatchObject({
+      reservation_id: created.body.reservation_id,
+      departed_on: today,
+      check_in: today,
+      check_out: "2100-01-01",
+      updated_at: expect.any(String)
+    })
+    const partner = await call(app, "GET", `/api/partners/registrations/${body.external_id}`, { key: aTestKey })
+    expect(partner.body.departed_on).toBe(today)
+
+    const future = await aPanel.request("POST", path, { json: { departed_on: "2099-12-31" } })
+    expect([future.status, future.body.code, future.body.details.fields[0].field]).toEqual([400, "invalid_request", "departed_on"])
+    expect((await aPanel.request("POST", path, { json: {} })).body.code).toBe("invalid_request")
+    const badId = await aPanel.request("POST", "/api/panel/reservations/not-a-uuid/departure", { json: { departed_on: today } })
+    expect([badId.status, badId.body.code]).toEqual([400, "invalid_request"])
+
+    const other = await bPanel.request("POST", path, { json: { departed_on: today } })
+    expect([other.status, other.body]).toEqual([404, errorShape("registration_not_found")])
+    const unknown = await aPanel.request("POST", "/api/panel/reservations/00000000-0000-4000-8000-000000000000/departure", {
+      json: { departed_on: today }
+    })
+    expect(unknown.status).toBe(404)
+
+    await call(app, "POST", "/api/partners/reservations/cancel", { key: aTestKey, json: { external_id: body.external_id } })
+    const cancelled = await aPanel.request("POST", path, { json: { departed_on: today } })
+    expect([cancelled.status, cancelled.body.code]).toEqual([409, "reservation_cancelled"])
+
+    const audit = await aPanel.request("GET", "/api/panel/audit")
+    expect(audit.body.entries.filter((entry: { action: string }) => entry.action === "reservation.departure_recorded"))
+      .toEqual([expect.objectContaining({ target: `${body.external_id} ${today}` })])
+  })
 })
 
 describe("the panel's own OpenAPI document", () => {

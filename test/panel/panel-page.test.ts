@@ -665,6 +665,82 @@ describe("account panel page (design §8)", () => {
     await context.close()
   }, 90_000)
 
+  test("reservations: record departure — a dialog with the day, the server's refusals worded, the row updated", async () => {
+    const properties = (await call(app, "GET", "/api/partners/properties", { key: testKey })).body.properties
+    const today = new Date(Date.now() - 5 * 3_600_000).toISOString().slice(0, 10)
+    const day = (days: number) => new Date(Date.parse(`${today}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
+    const stay = reservationBody(properties[0].property_id, { check_in: day(-2), check_out: day(2) })
+    expect((await call(app, "POST", "/api/partners/reservations", { key: testKey, json: stay })).status).toBe(201)
+    // A foreign guest's exit is simulated at once for a test key, dated check_out (today): sent.
+    const reported = registrationBody(properties[0].property_id, [colombian(), foreigner()], { check_in: day(-2), check_out: day(0) })
+    expect((await call(app, "POST", "/api/partners/registrations", { key: testKey, json: reported })).status).toBe(201)
+    const cancelled = reservationBody(properties[0].property_id, { check_in: day(-2), check_out: day(2) })
+    expect((await call(app, "POST", "/api/partners/reservations", { key: testKey, json: cancelled })).status).toBe(201)
+    await call(app, "POST", "/api/partners/reservations/cancel", { key: testKey, json: { external_id: cancelled.external_id } })
+
+    const { context, page, errors } = await open(DESKTOP, { path: "/panel#/reservations" })
+    const axe: Record<string, Array<string>> = {}
+    await title(page, "Reservas")
+    await page.getByRole("radio", { name: "Pruebas" }).check()
+    const search = async (externalId: string) => {
+      await page.fill("#r-q", externalId)
+      await page.getByRole("button", { name: "Buscar", exact: true }).click()
+      await page.getByText("Reservas mostradas: 1.").waitFor()
+      return page.locator(".data-table tbody tr").first()
+    }
+
+    const row = await search(stay.external_id as string)
+    const departureCell = row.locator("td").last()
+    expect(await departureCell.locator("time").count()).toBe(0)
+    await row.getByRole("button", { name: `Registrar salida: ${stay.external_id}` }).click()
+    const dialog = page.getByRole("dialog", { name: "Registrar la salida" })
+    await dialog.waitFor()
+    const date = dialog.getByLabel("Día de salida")
+    // Offered: the latest day the server accepts (today, before check_out), within the stay.
+    expect(await date.inputValue()).toBe(day(0))
+    expect([await date.getAttribute("min"), await date.getAttribute("max")]).toEqual([day(-2), day(0)])
+    await audit(page, "departure-dialog", axe)
+    await screenshot(page, "desktop-6b-departure", false)
+
+    // A day before the stay: the server's 400 names departed_on, shown next to the field.
+    await date.fill(day(-3))
+    await dialog.getByRole("button", { name: "Guardar salida" }).click()
+    const fieldId = await date.getAttribute("id")
+    await page.waitForFunction((id) => !document.getElementById(`${id}-error`)!.hidden, fieldId)
+    expect(await fieldError(page, fieldId!)).toBe(`Dato no aceptado: must be on or after check_in (${day(-2)})`)
+    expect(await date.getAttribute("aria-invalid")).toBe("true")
+
+    await date.fill(day(-1))
+    await dialog.getByRole("button", { name: "Guardar salida" }).click()
+    await dialog.waitFor({ state: "detached" })
+    await page.waitForFunction(() => document.getElementById("status")?.textContent?.startsWith("Salida registrada"))
+    const updated = page.locator(".data-table tbody tr").first()
+    expect(await updated.locator("td").last().locator("time").getAttribute("datetime")).toBe(day(-1))
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-reservation") ?? null)).not.toBeNull()
+    const detail = await call(app, "GET", `/api/partners/registrations?external_id=${stay.external_id}`, { key: testKey })
+    expect(detail.body).toMatchObject({ departed_on: day(-1), check_out: day(2) })
+
+    // The exit already went out with another date: 409 already_reported, worded by the page; nothing changes.
+    const sent = await search(reported.external_id as string)
+    await sent.getByRole("button", { name: "Registrar salida" }).click()
+    const second = page.getByRole("dialog", { name: "Registrar la salida" })
+    await second.getByLabel("Día de salida").fill(day(-1))
+    await second.getByRole("button", { name: "Guardar salida" }).click()
+    await second.getByText("La salida ya se reportó a Migración (SIRE) con otra fecha; ya no puede cambiarse.").waitFor()
+    await second.getByRole("button", { name: "Cancelar" }).click()
+    await second.waitFor({ state: "detached" })
+    const kept = await call(app, "GET", `/api/partners/registrations?external_id=${reported.external_id}`, { key: testKey })
+    expect(kept.body.departed_on).toBeNull()
+
+    // A cancelled reservation offers no departure.
+    const gone = await search(cancelled.external_id as string)
+    expect(await gone.getByRole("button", { name: "Registrar salida" }).count()).toBe(0)
+
+    expect(axe).toEqual({ "departure-dialog": [] })
+    expect(errors).toEqual([])
+    await context.close()
+  }, 90_000)
+
   test("members: the holder adds one, the member reads; removed, the member's page returns to sign-in", async () => {
     const holder = await open(DESKTOP, { path: "/panel#/members" })
     await title(holder.page, "Miembros")
@@ -721,6 +797,7 @@ describe("account panel page (design §8)", () => {
       "Revocó una clave",
       "Pidió una clave de producción",
       "Cambió datos de una propiedad",
+      "Registró la salida de una reserva",
       "Agregó un miembro"
     ]))
     expect(await seriousViolations(page)).toEqual([])

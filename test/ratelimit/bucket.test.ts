@@ -10,6 +10,7 @@ describe("bucketFor (design §6.15)", () => {
     ["PATCH", "/api/partners/properties", "writes"],
     ["POST", "/api/partners/reservations", "writes"],
     ["POST", "/api/partners/reservations/cancel", "writes"],
+    ["POST", "/api/partners/reservations/departure", "writes"],
     ["POST", "/api/partners/webhooks", "writes"],
     ["DELETE", "/api/partners/webhooks/3b7d", "writes"],
     ["POST", "/api/partners/webhooks/3b7d/rotate-secret", "writes"],

@@ -23,6 +23,7 @@ import {
   reportsDue,
   reportsWhenDue,
   signContract,
+  updatedFields,
   type SireReport,
   type TraReport,
   Warnings
@@ -61,7 +62,8 @@ const base: LifecycleSnapshot = {
   tra: NA,
   sire: NA,
   check_in: CHECK_IN,
-  check_out: CHECK_OUT
+  check_out: CHECK_OUT,
+  departed_on: null
 }
 const snap = (overrides: Partial<LifecycleSnapshot> = {}): LifecycleSnapshot => ({ ...base, ...overrides })
 const open = (overrides: Partial<LifecycleSnapshot> = {}) =>
@@ -640,5 +642,15 @@ describe("whole lifecycles", () => {
     j.go(cancellation.next).outcome("sire", "success")
     expect(j.statuses.at(-1)).toBe("cancelled")
     expect(j.events).toEqual(["reservation.created", "registration.completed", "tra.reported", "reservation.cancelled"])
+  })
+})
+
+describe("departed_on (design §6.8)", () => {
+  test("recording or moving it emits reservation.updated; updatedFields names it", () => {
+    expect(eventsBetween(snap(), snap({ departed_on: "2026-11-12" }))).toEqual(["reservation.updated"])
+    expect(eventsBetween(snap({ departed_on: "2026-11-12" }), snap({ departed_on: "2026-11-11" }))).toEqual(["reservation.updated"])
+    expect(eventsBetween(snap({ departed_on: "2026-11-12" }), snap({ departed_on: "2026-11-12" }))).toEqual([])
+    expect(updatedFields(snap(), snap({ departed_on: "2026-11-12", check_out: "2026-11-14" }))).toEqual(["check_out", "departed_on"])
+    expect(updatedFields(snap(), snap())).toEqual([])
   })
 })

@@ -340,7 +340,8 @@ describe("enums", () => {
     checkin_status: "pending",
     guests_registered: 0,
     tra: { ...report, sends_on: "2026-03-10", mincit_code: null },
-    sire: { ...report, foreign_guests: 0, exit: { status: "not_applicable", sends_on: null, reported_at: null } }
+    sire: { ...report, foreign_guests: 0, exit: { status: "not_applicable", sends_on: null, reported_at: null } },
+    departed_on: null
   }
   const responseCases: ReadonlyArray<readonly [string, ReadonlyArray<unknown>, ReadonlyArray<unknown>]> = [
     [
@@ -818,7 +819,8 @@ describe("responses", () => {
       ...report,
       foreign_guests: 1,
       exit: { status: "success", sends_on: "2026-03-12", reported_at: "2026-03-12T15:00:00.000Z", simulated: true }
-    }
+    },
+    departed_on: "2026-03-12"
   }
   const reservation = {
     ...status,

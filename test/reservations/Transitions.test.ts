@@ -248,3 +248,86 @@ describe("the check-in page's plans (design §5)", () => {
     expect(again.result.signed_at).toEqual(earlier)
   })
 })
+
+describe("depart (design §6.8)", () => {
+  // dueRow: check_in 2026-12-10, check_out 2026-12-13; the SIRE entry went out, its exit waits for check_out.
+  const entered = (overrides: Partial<ReservationRow> = {}) =>
+    dueRow({
+      sire: {
+        status: "success",
+        reported_at: "2026-12-10T17:00:00.000Z",
+        foreign_guests: 1,
+        exit: { status: "pending", sends_on: "2026-12-13", reported_at: null }
+      },
+      sire_reported: true,
+      ...overrides
+    })
+  const TODAY = "2026-12-12"
+  const depart = (departedOn: string, exitInFile = false) =>
+    Transitions.depart({ departedOn, today: TODAY, exitInFile })
+  const fieldOf = <A, E>(result: Either.Either<A, E>) =>
+    Either.match(result, {
+      onLeft: (error) => (error as { details: { fields?: Array<{ field: string; message: string }> } }).details.fields?.[0],
+      onRight: () => undefined
+    })
+
+  test.each<[string, Partial<ReservationRow>, string, boolean, string]>([
+    ["within the stay", {}, "2026-12-11", false, "ok"],
+    ["on check_in", {}, "2026-12-10", false, "ok"],
+    ["today (before check_out)", {}, TODAY, false, "ok"],
+    ["before check_in", {}, "2026-12-09", false, "InvalidRequest"],
+    ["after check_out", { check_out: "2026-12-11" }, TODAY, false, "InvalidRequest"],
+    ["after today", {}, "2026-12-13", false, "InvalidRequest"],
+    ["cancelled", { reservation_status: "cancelled", cancelled_at: AT }, "2026-12-11", false, "ReservationCancelled"],
+    ["exit answered success: another date", { sire: { ...entered().sire, exit: { status: "success", sends_on: "2026-12-11", reported_at: "x" } } }, "2026-12-10", false, "AlreadyReported"],
+    ["exit answered error: another date", { sire: { ...entered().sire, exit: { status: "error", sends_on: "2026-12-11", reported_at: "x" } } }, "2026-12-10", false, "AlreadyReported"],
+    ["exit answered: its own date", { sire: { ...entered().sire, exit: { status: "success", sends_on: "2026-12-11", reported_at: "x" } } }, "2026-12-11", false, "ok"],
+    ["exit pending but in a file: another date", {}, "2026-12-11", true, "AlreadyReported"],
+    ["exit pending, not in a file: moves", {}, "2026-12-11", false, "ok"]
+  ])("%s", (_name, overrides, departedOn, inFile, expected) => {
+    expect(leftTag(decide(depart(departedOn, inFile), entered(overrides)))).toBe(expected)
+  })
+
+  test("400s name departed_on and say why", () => {
+    expect(fieldOf(decide(depart("2026-12-09"), entered()))).toEqual({ field: "departed_on", message: "must be on or after check_in (2026-12-10)" })
+    expect(fieldOf(decide(depart("2026-12-13"), entered()))).toEqual({ field: "departed_on", message: "must not be after today in Bogotá (2026-12-12)" })
+  })
+
+  test("sets only departed_on; the same date again is no change; the exit follows through exitDate", () => {
+    const before = entered()
+    const decided = right(decide(depart("2026-12-11"), before))
+    expect(decided.set).toEqual({ departed_on: "2026-12-11" })
+    expect(decided.result).toEqual({ changed: true })
+    const { after, events, changed } = commit(before, decided)
+    expect([after.check_out, after.tra]).toEqual([before.check_out, before.tra])
+    expect(events).toEqual(["reservation.updated"])
+    expect(changed).toEqual(["departed_on"])
+    expect(Transitions.withExit(after, AT).sire.exit).toEqual({ status: "pending", sends_on: "2026-12-11", reported_at: null })
+
+    const again = right(decide(depart("2026-12-11"), { ...after, departed_on: "2026-12-11" }))
+    expect(again).toEqual({ set: {}, guests: [], result: { changed: false } })
+  })
+
+  test("exitDate: departed_on first, then the cancellation's Bogotá date when before check_out, else check_out", () => {
+    const row = { check_out: "2026-12-13", cancelled_at: null, departed_on: null }
+    expect(Transitions.exitDate(row)).toBe("2026-12-13")
+    const cancelled = { ...row, cancelled_at: new Date("2026-12-11T15:00:00Z") }
+    expect(Transitions.exitDate(cancelled)).toBe("2026-12-11")
+    expect(Transitions.exitDate({ ...cancelled, departed_on: "2026-12-12" })).toBe("2026-12-12")
+    expect(Transitions.exitDate({ ...row, departed_on: "2026-12-10" })).toBe("2026-12-10")
+  })
+
+  test("an exit armed after the departure was recorded is dated it (a late entry)", () => {
+    const late = dueRow({ sire: { ...dueRow().sire, status: "success" }, sire_reported: true, departed_on: "2026-12-11" })
+    expect(Transitions.withExit(late, AT).sire.exit).toEqual({ status: "pending", sends_on: "2026-12-11", reported_at: null })
+  })
+
+  test("modify keeps departed_on within the stay", () => {
+    const departed = reservationRow({ departed_on: "2026-12-12" })
+    expect(leftTag(decide(Transitions.modify({ external_id: "PMS-1", check_out: "2026-12-12" }), departed))).toBe("ok")
+    expect(fieldOf(decide(Transitions.modify({ external_id: "PMS-1", check_out: "2026-12-11" }), departed)))
+      .toEqual({ field: "check_out", message: "must keep the recorded departed_on (2026-12-12) within the stay" })
+    expect(fieldOf(decide(Transitions.modify({ external_id: "PMS-1", check_in: "2026-12-13", check_out: "2026-12-14" }), departed)))
+      .toMatchObject({ field: "check_in" })
+  })
+})

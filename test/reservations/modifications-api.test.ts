@@ -79,6 +79,13 @@ describe("PATCH /api/partners/reservations (endpoint 4)", () => {
     expect(plainOnly.body.changed).toEqual(["metadata"])
     expect(plainOnly.body.metadata).toEqual({ roomType: "SGL", floor: 2 })
     expect(await eventTypes(r.reservation_id)).toEqual(["reservation.created", "reservation.updated"])
+    // The event names the judged fields that changed (plain ones emit none), and the departure not yet recorded.
+    const [updated] = await f.db.query<{ body: any }>(
+      "SELECT body FROM events WHERE reservation_id = $1 AND type = 'reservation.updated'",
+      [r.reservation_id]
+    )
+    const data = (typeof updated!.body === "string" ? JSON.parse(updated!.body) : updated!.body).data
+    expect([data.changed, data.departed_on]).toEqual([["check_out"], null])
   })
 
   test("a retry of the original creation still replays after a PATCH, answering the current state", async () => {

@@ -85,7 +85,8 @@ describe("POST /api/partners/registrations (endpoint 7), live key", () => {
       checkin_status: "completed",
       guests_registered: 2,
       tra: { status: "pending", reported_at: null, sends_on: "2026-12-20", mincit_code: null },
-      sire: { status: "pending", reported_at: null, foreign_guests: 1, exit: { status: "not_applicable", sends_on: null, reported_at: null } }
+      sire: { status: "pending", reported_at: null, foreign_guests: 1, exit: { status: "not_applicable", sends_on: null, reported_at: null } },
+      departed_on: null
     })
     const [row] = await db.query<Record<string, unknown>>(
       `SELECT flow, motivo, tipo_acomodacion, contract_required, registration_complete, completed_at IS NOT NULL AS done,

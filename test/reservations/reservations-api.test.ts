@@ -70,6 +70,7 @@ describe("POST /api/partners/reservations (endpoint 3)", () => {
       guests_registered: 0,
       tra: { status: "not_applicable", reported_at: null, sends_on: null, mincit_code: null, simulated: true },
       sire: { status: "not_applicable", reported_at: null, foreign_guests: 0, simulated: true, exit: { status: "not_applicable", sends_on: null, reported_at: null } },
+      departed_on: null,
       source: "pms-x",
       metadata,
       checkin_url: `https://checkin.example.co/checkin/${res.body.checkin_token}`,

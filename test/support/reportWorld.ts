@@ -1,4 +1,4 @@
-import { expect } from "bun:test"
+import { afterEach, expect } from "bun:test"
 import { FetchHttpClient } from "@effect/platform"
 import { Effect, Layer, type ManagedRuntime, Option, Redacted, TestClock, TestContext } from "effect"
 import { Alerts } from "../../src/alerts/Alerts.ts"
@@ -72,6 +72,20 @@ export const startReportWorld = async (
       tra.stop()
       sire.stop()
     }
+  }
+}
+
+/** A `startReportWorld` for one test file: every world it starts is stopped after its test. */
+export const reportWorlds = () => {
+  let worlds: Array<ReportWorld> = []
+  afterEach(async () => {
+    for (const world of worlds) await world.stop()
+    worlds = []
+  })
+  return async (...args: Parameters<typeof startReportWorld>) => {
+    const world = await startReportWorld(...args)
+    worlds.push(world)
+    return world
   }
 }
 

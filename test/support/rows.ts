@@ -50,6 +50,7 @@ export const reservationRow = (overrides: Partial<ReservationRow> = {}): Reserva
   report_retry_at: null,
   report_failures: 0,
   tra_extension_from: null,
+  departed_on: null,
   ...overrides
 })
 

@@ -228,6 +228,16 @@ window.PanelI18n = {
     col_sire: "SIRE",
     guestsRegistered: "Huéspedes registrados: {n}",
     col_updated: "Actualizada",
+    col_departure: "Salida real",
+    recordDeparture: "Registrar salida",
+    recordDepartureFor: "Registrar salida: {external_id}",
+    departureTitle: "Registrar la salida",
+    departureText: "El día en que los huéspedes de {external_id} se fueron: entre {from} y {to}, no después de hoy. La salida a Migración (SIRE) se reporta con esa fecha; la fecha de salida reservada y el reporte TRA no cambian.",
+    field_departedOn: "Día de salida",
+    departureSave: "Guardar salida",
+    departureRecorded: "Salida registrada: {day}.",
+    err_departureReported: "La salida ya se reportó a Migración (SIRE) con otra fecha; ya no puede cambiarse.",
+    err_departureCancelled: "La reserva está cancelada; no se registra su salida.",
     status_pending_checkin: "Falta el registro",
     status_pending_signature: "Falta la firma",
     status_pending_compliance: "Por reportar",
@@ -293,7 +303,8 @@ window.PanelI18n = {
     "audit_sandbox.created": "Creó el entorno de pruebas",
     "audit_property.settings_changed": "Cambió datos de una propiedad",
     "audit_member.added": "Agregó un miembro",
-    "audit_member.removed": "Quitó un miembro"
+    "audit_member.removed": "Quitó un miembro",
+    "audit_reservation.departure_recorded": "Registró la salida de una reserva"
   },
 
   en: {
@@ -520,6 +531,16 @@ window.PanelI18n = {
     col_sire: "SIRE",
     guestsRegistered: "Guests registered: {n}",
     col_updated: "Updated",
+    col_departure: "Departure",
+    recordDeparture: "Record departure",
+    recordDepartureFor: "Record departure: {external_id}",
+    departureTitle: "Record the departure",
+    departureText: "The day the guests of {external_id} left: from {from} to {to}, not after today. Their exit is reported to Migration (SIRE) with that date; the booked check-out and the TRA report do not change.",
+    field_departedOn: "Departure day",
+    departureSave: "Save departure",
+    departureRecorded: "Departure recorded: {day}.",
+    err_departureReported: "The exit was already reported to Migration (SIRE) with another date; it can no longer change.",
+    err_departureCancelled: "The reservation is cancelled; its departure is not recorded.",
     status_pending_checkin: "Check-in pending",
     status_pending_signature: "Signature pending",
     status_pending_compliance: "To be reported",
@@ -585,6 +606,7 @@ window.PanelI18n = {
     "audit_sandbox.created": "Created the test environment",
     "audit_property.settings_changed": "Changed a property's details",
     "audit_member.added": "Added a member",
-    "audit_member.removed": "Removed a member"
+    "audit_member.removed": "Removed a member",
+    "audit_reservation.departure_recorded": "Recorded a reservation's departure"
   }
 }

@@ -1497,6 +1497,68 @@
       report.warning === undefined ? null : h("p", { class: "report-warning" }, report.warning)
     )
 
+  /** Today's date in Bogotá (YYYY-MM-DD): the latest departure the server accepts. */
+  const todayInBogota = () =>
+    new Intl.DateTimeFormat("en-CA", { timeZone: TIME_ZONE, year: "numeric", month: "2-digit", day: "2-digit" })
+      .format(new Date())
+
+  /**
+   * "Record departure" (design §6.8): a modal form with the day the guests left, within the stay and not after
+   * today in Bogotá. Resolves the reservation as the server answers it, or null when closed without saving.
+   */
+  const departureDialog = (row) =>
+    new Promise((resolve) => {
+      const opener = document.activeElement
+      const titleId = nextId("dialog-title")
+      const textId = nextId("dialog-text")
+      const today = todayInBogota()
+      const latest = row.check_out < today ? row.check_out : today
+      const date = input({ type: "date", min: row.check_in, max: latest, value: row.departed_on ?? latest })
+      const line = messageLine()
+      let saved = null
+      const dialog = h("dialog", { class: "dialog", "aria-labelledby": titleId, "aria-describedby": textId })
+      const form = h(
+        "form",
+        { novalidate: true },
+        h("h2", { id: titleId, text: "departureTitle" }),
+        h("p", {
+          id: textId,
+          text: ["departureText", { external_id: row.external_id, from: { day: row.check_in }, to: { day: row.check_out } }]
+        }),
+        field(nextId("departed-on"), "departed_on", date, { label: "field_departedOn", required: true }),
+        line,
+        h(
+          "div",
+          { class: "actions" },
+          h("button", { type: "button", class: "secondary", text: "cancel", onclick: () => dialog.close() }),
+          h("button", { type: "submit", class: "primary", text: "departureSave" })
+        )
+      )
+      dialog.append(form)
+      onSubmit(form, async () => {
+        clearErrors(form, line)
+        if (date.value === "") return showFieldErrors(form, { departed_on: ["err_required"] })
+        const res = await api("POST", `/reservations/${encodeURIComponent(row.reservation_id)}/departure`, {
+          departed_on: date.value
+        })
+        if (res.status === 200) {
+          saved = res.body
+          return dialog.close()
+        }
+        if (res.code === "already_reported") return showMessage(line, "error", "err_departureReported")
+        if (res.code === "reservation_cancelled") return showMessage(line, "error", "err_departureCancelled")
+        showFailure(form, line, res)
+      })
+      dialog.addEventListener("close", () => {
+        dialog.remove()
+        if (saved === null && opener instanceof HTMLElement && opener.isConnected) opener.focus()
+        resolve(saved)
+      })
+      document.body.append(dialog)
+      dialog.showModal()
+      date.focus()
+    })
+
   const reservationsScreen = (section, live) => {
     const results = h("div", { class: "stack" }, loading())
     const line = messageLine()
@@ -1561,10 +1623,35 @@
           { label: "col_stay", cell: (row) => h("span", {}, day(row.check_in), " – ", day(row.check_out)) },
           { label: "col_tra", cell: (row) => reportCell(row.tra) },
           { label: "col_sire", cell: (row) => reportCell(row.sire) },
-          { label: "col_updated", cell: (row) => instant(row.updated_at) }
+          { label: "col_updated", cell: (row) => instant(row.updated_at) },
+          {
+            label: "col_departure",
+            cell: (row) =>
+              h(
+                "div",
+                { class: "departure" },
+                row.departed_on === null ? nothing() : day(row.departed_on),
+                row.reservation_status === "cancelled" ? null : actionButton({
+                  class: "secondary block",
+                  text: "recordDeparture",
+                  "aria-label": { t: "recordDepartureFor", args: { external_id: row.external_id } },
+                  "data-reservation": row.reservation_id
+                }, () => recordDeparture(row))
+              )
+          }
         ], shown),
         more
       )
+    }
+
+    /** The row as the server answers it after the dialog; the focus returns to its button. */
+    const recordDeparture = async (row) => {
+      const saved = await departureDialog(row)
+      if (saved === null || !live()) return
+      shown = shown.map((candidate) => candidate.reservation_id === saved.reservation_id ? saved : candidate)
+      render()
+      results.querySelector(`[data-reservation="${CSS.escape(saved.reservation_id)}"]`)?.focus()
+      announce("departureRecorded", { day: { day: saved.departed_on } })
     }
 
     const load = async (append) => {
