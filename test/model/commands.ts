@@ -99,7 +99,8 @@ export class Create implements Cmd {
       cancelledAt: null,
       completedAt: null,
       exitDateSeen: new Map(),
-      exitPendingSince: null
+      exitPendingSince: null,
+      datesChangedAt: model.epoch
     }
     const common = {
       external_id: externalId,
@@ -173,6 +174,7 @@ export class Update implements Cmd {
     if (res.status === 200) {
       stay.checkIn = checkIn
       stay.checkOut = checkOut
+      stay.datesChangedAt = model.epoch
     }
     note(model, `${this.kind} ${stay.label} to in ${checkIn} out ${checkOut}: ${res.status}`)
     await checkInvariants(model)
@@ -194,7 +196,10 @@ export class Depart implements Cmd {
       json: { external_id: stay.externalId, departed_on: dayOf(model.world, day) }
     })
     expectStatus("departure", res, 200, 409)
-    if (res.status === 200) stay.departed = day
+    if (res.status === 200 && stay.departed !== day) {
+      stay.departed = day
+      stay.datesChangedAt = model.epoch
+    }
     note(model, `depart ${stay.label} on ${day}: ${res.status}`)
     await checkInvariants(model)
   }
@@ -214,7 +219,10 @@ export class Cancel implements Cmd {
       json: { external_id: stay.externalId }
     })
     expectStatus("cancel", res, 200)
-    if (stay.cancelledAt === null) stay.cancelledAt = model.epoch
+    if (stay.cancelledAt === null) {
+      stay.cancelledAt = model.epoch
+      stay.datesChangedAt = model.epoch
+    }
     note(model, `cancel ${stay.label}: already_reported ${JSON.stringify(res.body.already_reported)}`)
     const got = res.body.already_reported
     if (got?.tra !== expected.tra) {

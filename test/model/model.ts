@@ -42,6 +42,11 @@ export interface Stay {
   readonly exitDateSeen: Map<string, number>
   /** The epoch at which the exit was first seen `pending` (per stay). */
   exitPendingSince: number | null
+  /**
+   * The epoch of the last accepted change of the stay's dates (PATCH, departure, cancellation): a due date that
+   * moved earlier is owed from the next run, not from runs that happened before the change.
+   */
+  datesChangedAt: number
 }
 
 export interface RunRecord {
@@ -309,6 +314,9 @@ export const checkInvariants = async (model: Model) => {
     if (body.sire?.exit?.status === "pending" && stay.exitPendingSince === null) stay.exitPendingSince = model.epoch
     if (body.sire?.exit?.status !== "pending") stay.exitPendingSince = null
     reports[2]!.dueFrom = stay.exitPendingSince
+    for (const report of reports) {
+      if (report.dueFrom !== null) report.dueFrom = Math.max(report.dueFrom, stay.datesChangedAt)
+    }
 
     // (c) pending past its due date without a warning.
     for (const { name, report, dueFrom } of reports) {
@@ -353,7 +361,7 @@ export const checkInvariants = async (model: Model) => {
       const acceptedIn = entries[0]!.epoch
       const known = model.runs.find((run) => run.epoch >= acceptedIn && run.completed)
       if (known === undefined) continue
-      const owed = laterRun(known.epoch, (run) => run.date >= expected && run.sireUp && run.mapped.has(guest.nat))
+      const owed = laterRun(Math.max(known.epoch, stay.datesChangedAt), (run) => run.date >= expected && run.sireUp && run.mapped.has(guest.nat))
       if (owed !== undefined && exits.length === 0) {
         fail(model, "a-exit-missing", `${stay.label} guest ${guest.doc} (${guest.nat}): its entry was accepted (run ${entries[0]!.epoch}) and the run of day ${owed.date} (run ${owed.epoch}, SIRE up, country mapped) is on or after its exit day ${expected}, yet SIRE has no accepted exit; sire = ${JSON.stringify(body.sire)}`)
       }
