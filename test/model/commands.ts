@@ -170,7 +170,9 @@ export class Update implements Cmd {
       check_out: dayOf(model.world, checkOut)
     }
     const res = await call(model.world.app, "PATCH", "/api/partners/reservations", { key: model.hotel.liveKey, json })
-    expectStatus(`PATCH ${JSON.stringify(json)}`, res, 200, 409)
+    // A recorded departure must stay within the stay (400 otherwise).
+    const outsideDeparture = stay.departed !== null && (stay.departed < checkIn || stay.departed > checkOut)
+    expectStatus(`PATCH ${JSON.stringify(json)}`, res, 200, 409, ...(outsideDeparture ? [400] : []))
     if (res.status === 200) {
       stay.checkIn = checkIn
       stay.checkOut = checkOut
