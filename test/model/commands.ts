@@ -442,7 +442,7 @@ export { exitDay }
 
 /**
  * The rest of the week, after the drawn steps: the authorities come back and the credentials are restored, then
- * a run on every remaining day up to today and one more today, each followed by the invariants. Deterministic, so
+ * a run on every remaining day up to today and two more today, each followed by the invariants. Deterministic, so
  * a shrunk sequence stays a replayable story.
  */
 export const finishWeek = async (model: Model) => {
@@ -456,5 +456,7 @@ export const finishWeek = async (model: Model) => {
   for (const step of steps) await step.run(model, undefined)
   const run = (advance: number): Cmd => new Run(advance)
   while (model.clock < 0) await run(1).run(model, undefined)
+  // Two more today: what a late entry owes goes out "in the same run or the next one" (design §6.8).
+  await run(0).run(model, undefined)
   await run(0).run(model, undefined)
 }

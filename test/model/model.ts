@@ -356,10 +356,15 @@ export const checkInvariants = async (model: Model) => {
       }
       if (entries.length === 0) continue
       const expected = exitDay(stay)
-      // The service learns of an entry accepted in a crashed worker's run only at the next completed run (the
-      // file's outcome is unknown until then); an exit is owed from the run after the one where it could know.
-      const acceptedIn = entries[0]!.epoch
-      const known = model.runs.find((run) => run.epoch >= acceptedIn && run.completed)
+      // When the service could know the entry was accepted: the run that got the fake's acceptance back; failing
+      // that (the answer lost, a 503 or no answer, a killed worker), the next completed run, which learns the
+      // outcome is unknown and sends the entry again. Design §6.8: the exit goes out in that run or the next.
+      const completed = (epoch: number) => model.runs.some((run) => run.epoch === epoch && run.completed)
+      const answered = lines.find((line) =>
+        line.doc === guest.doc && line.movement === "E" && line.accepted && !line.unknown && completed(line.epoch)
+      )
+      const held = lines.find((line) => line.doc === guest.doc && line.movement === "E" && (line.accepted || line.unknown))
+      const known = answered ?? (held === undefined ? undefined : model.runs.find((run) => run.epoch > held.epoch && run.completed))
       if (known === undefined) continue
       const owed = laterRun(Math.max(known.epoch, stay.datesChangedAt), (run) => run.date >= expected && run.sireUp && run.mapped.has(guest.nat))
       if (owed !== undefined && exits.length === 0) {
