@@ -373,8 +373,12 @@ export class Crash implements Cmd {
       [model.hotel.propertyId]
     )
     for (const row of sending) model.traInFlightAtCrash.add(row.doc)
-    const files = await admin(world.app, (c) => c.SireFiles({ property_id: model.hotel.propertyId }))
-    for (const file of files.files.filter((f) => f.status === "sending")) {
+    // (`cli sire files` lists manual files only: the gateway's file in flight is read from its table.)
+    const files = await world.db.query<{ content: string }>(
+      "SELECT content FROM sire_files WHERE property_id = $1 AND state = 'sending'",
+      [model.hotel.propertyId]
+    )
+    for (const file of files) {
       for (const row of file.content.split("\r\n").filter((r) => r !== "").map((r) => r.split("\t"))) {
         if (row[8] === "E") model.sireInFlightAtCrash.add(row[3]!)
       }

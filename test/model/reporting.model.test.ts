@@ -12,15 +12,15 @@ import { newHotel, startWorld, type World } from "./world.ts"
  * overrides, and (in a fraction of the sequences) a worker killed at a failpoint — and after every step the
  * invariants of `model.ts` are checked. A failure shrinks to a short sequence; the seed is always printed.
  *
- * MODEL_RUNS (default 150) sequences within MODEL_TIME_LIMIT_MS (default 90 s, shrinking included; the count that
+ * MODEL_RUNS (default 200) sequences within MODEL_TIME_LIMIT_MS (default 90 s, shrinking included; the count that
  * ran is printed); MODEL_SEED replays a seed and MODEL_PATH one failing path (both printed on failure);
- * MODEL_CRASH_SHARE (default 0.05) is the share of sequences that may kill a worker; MODEL_DEBUG=1 prints every
+ * MODEL_CRASH_SHARE (default 0.04) is the share of sequences that may kill a worker; MODEL_DEBUG=1 prints every
  * sequence's story. `npm run model` runs 20,000 with no time limit.
  */
-const RUNS = Number(process.env.MODEL_RUNS ?? 150)
+const RUNS = Number(process.env.MODEL_RUNS ?? 200)
 const SEED = process.env.MODEL_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.MODEL_SEED)
 /** The share of sequences that may crash a worker (a process start each: expensive). */
-const CRASH_SHARE = Number(process.env.MODEL_CRASH_SHARE ?? 0.05)
+const CRASH_SHARE = Number(process.env.MODEL_CRASH_SHARE ?? 0.04)
 const MAX_COMMANDS = Number(process.env.MODEL_MAX_COMMANDS ?? 12)
 /** CI's budget for the whole check, shrinking included (0: none); the count that ran is printed either way. */
 const TIME_LIMIT_MS = Number(process.env.MODEL_TIME_LIMIT_MS ?? 90_000)
