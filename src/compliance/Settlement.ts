@@ -192,6 +192,18 @@ export const settleCancelled = (options: { readonly exitOwed: boolean }) =>
     }, undefined))
   })
 
+/**
+ * The exit stays due and goes at the next run: an entry accepted in the run that could not yet build its exit line
+ * (design §6.8, "the same run or the next one"). Past its date it says so.
+ */
+export const exitDueAtOnce = Transitions.plan("settle.exitDueAtOnce", ({ row }, at) => {
+  const exit = row.sire.exit
+  if (exit.status !== "pending" || exit.sends_on === null || exit.sends_on >= dateInBogota(at)) {
+    return Either.right(Transitions.unchanged(undefined))
+  }
+  return Either.right(Transitions.decision({ sire: { ...row.sire, exit: { ...exit, warning: lateWarning(exit.sends_on) } } }, undefined))
+})
+
 /** Which of a reservation's reports an operator re-queued (`cli reports retry`, design §9). */
 export interface Requeued {
   readonly tra: boolean

@@ -254,11 +254,15 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
       Effect.gen(function*() {
         const movements = recorded.filter((found) => found.movement === movement)
         if (movement === "S" && movements.length === 0) {
-          // An entry that may be held and is still being sent again keeps its exit waiting (never withdrawn).
-          const { waiting } = exitsOwed(recorded, false)
+          // No exit line this run. An entry accepted by this very run's file (its lines were built before) makes
+          // the exit due at once, for the next run; one that may be held and is still being sent again keeps it
+          // waiting; only when no entry is held or may be held is there no exit.
+          const { owed, waiting } = exitsOwed(recorded, false)
           return Option.some({
             id: reservationId,
-            plan: waiting.length > 0
+            plan: owed.length > 0
+              ? Settlement.exitDueAtOnce
+              : waiting.length > 0
               ? Settlement.settleExit({ status: "pending", warning: waitingWarning(Warnings.entryUnconfirmed), transient: false })
               : Settlement.settleExit({ status: "error", warning: Warnings.noEntrySent }, { withdraw: true })
           })
