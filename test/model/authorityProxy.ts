@@ -14,8 +14,10 @@ import * as Http from "node:http"
  * - `lost`: forwarded — the fake registers what it accepts —, then the connection is closed before the answer
  *   reaches the service (the "answer lost after receipt" case).
  * - `refuse`: 403 without forwarding (credentials refused: nothing registered, and the service knows it).
+ * - `reject`: a definite refusal of the content without forwarding — the TRA's 400 on the document, the SIRE
+ *   gateway's 200 listing every line as invalid (nothing registered, and the service knows it).
  */
-export type AuthorityMode = "up" | "5xx" | "drop" | "lost" | "refuse"
+export type AuthorityMode = "up" | "5xx" | "drop" | "lost" | "refuse" | "reject"
 
 export interface ProxiedRequest {
   /** The model's run counter when the request arrived (set by the test before each run). */
@@ -68,6 +70,24 @@ export const startAuthorityProxy = async (target: string): Promise<AuthorityProx
       const record: ProxiedRequest = { epoch: proxy.epoch, path, headers, body, mode, delivered: false }
       proxy.log.push(record)
       if (mode === "drop") return void req.socket.destroy()
+      if (mode === "reject") {
+        const lines = body.split("\r\n").filter((line) => line !== "").length
+        const answer = path.endsWith("/one/") || path.endsWith("/two/")
+          ? { status: 400, body: { numero_identificacion: ["Documento inválido (model test)."] } }
+          : {
+            status: 200,
+            body: {
+              processed: lines,
+              valid: 0,
+              invalid: lines,
+              errors: Array.from({ length: lines }, (_, index) => ({ line: index + 1, message: "rejected by the model test" }))
+            }
+          }
+        res.writeHead(answer.status, { "content-type": "application/json" })
+        res.end(JSON.stringify(answer.body))
+        record.delivered = true
+        return
+      }
       if (mode === "5xx" || mode === "refuse") {
         const status = mode === "5xx" ? 503 : 403
         res.writeHead(status, { "content-type": "application/json" })

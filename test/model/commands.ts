@@ -266,7 +266,7 @@ export class Run implements Cmd {
 }
 
 export class Outage implements Cmd {
-  constructor(readonly authority: "tra" | "sire", readonly state: "up" | "5xx" | "drop" | "lost") {}
+  constructor(readonly authority: "tra" | "sire", readonly state: "up" | "5xx" | "drop" | "lost" | "reject") {}
   check = () => true
   async run(model: Model) {
     model[this.authority] = this.state
@@ -274,7 +274,17 @@ export class Outage implements Cmd {
     await checkInvariants(model)
   }
   toString() {
-    return `${this.authority.toUpperCase()} ${this.state === "up" ? "back up" : this.state === "lost" ? "loses its answers" : this.state === "drop" ? "down (no answer)" : "down (503)"}`
+    return `${this.authority.toUpperCase()} ${
+      this.state === "up"
+        ? "back up"
+        : this.state === "lost"
+        ? "loses its answers"
+        : this.state === "drop"
+        ? "down (no answer)"
+        : this.state === "reject"
+        ? "rejects what it gets"
+        : "down (503)"
+    }`
   }
 }
 
@@ -429,7 +439,10 @@ export const commandArbitraries = (options: { readonly crashes: boolean }): Arra
     weighted(5, fc.constantFrom(0, 1, 1, 1, 2).map((advance) => new Run(advance))),
     weighted(
       2,
-      fc.tuple(fc.constantFrom<"tra" | "sire">("tra", "sire"), fc.constantFrom<"up" | "5xx" | "drop" | "lost">("up", "up", "5xx", "drop", "lost"))
+      fc.tuple(
+        fc.constantFrom<"tra" | "sire">("tra", "sire"),
+        fc.constantFrom<"up" | "5xx" | "drop" | "lost" | "reject">("up", "up", "5xx", "drop", "lost", "reject")
+      )
         .map(([authority, state]) => new Outage(authority, state))
     ),
     weighted(1, fc.tuple(fc.constantFrom<"tra" | "sire">("tra", "sire"), fc.boolean()).map(([authority, valid]) => new Credentials(authority, valid))),

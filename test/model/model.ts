@@ -58,7 +58,7 @@ export interface RunRecord {
   readonly mapped: ReadonlySet<string>
 }
 
-export type AuthorityState = "up" | "5xx" | "drop" | "lost"
+export type AuthorityState = "up" | "5xx" | "drop" | "lost" | "reject"
 
 export interface Model {
   readonly world: World
