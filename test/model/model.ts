@@ -367,6 +367,15 @@ export const checkInvariants = async (model: Model) => {
       const known = answered ?? (held === undefined ? undefined : model.runs.find((run) => run.epoch > held.epoch && run.completed))
       if (known === undefined) continue
       const owed = laterRun(Math.max(known.epoch, stay.datesChangedAt), (run) => run.date >= expected && run.sireUp && run.mapped.has(guest.nat))
+      // An exit the authority refused (a definite answer) is not the service's to send again: it must say so,
+      // `error` with the authority's reason, for an operator (`cli reports retry`).
+      const refused = lines.some((line) => line.doc === guest.doc && line.movement === "S" && !line.accepted && !line.unknown)
+      if (owed !== undefined && exits.length === 0 && refused) {
+        if (body.sire?.exit?.status !== "error" || !body.sire?.exit?.warning) {
+          fail(model, "a-exit-missing", `${stay.label} guest ${guest.doc} (${guest.nat}): SIRE refused its exit, yet the exit is not in error with the reason: ${JSON.stringify(body.sire)}`)
+        }
+        continue
+      }
       if (owed !== undefined && exits.length === 0) {
         fail(model, "a-exit-missing", `${stay.label} guest ${guest.doc} (${guest.nat}): its entry was accepted (run ${entries[0]!.epoch}) and the run of day ${owed.date} (run ${owed.epoch}, SIRE up, country mapped) is on or after its exit day ${expected}, yet SIRE has no accepted exit; sire = ${JSON.stringify(body.sire)}`)
       }
