@@ -8,9 +8,10 @@
  * | layer          | holds                          | files (one regex per layer below)                        |
  * |----------------|--------------------------------|----------------------------------------------------------|
  * | domain         | pure rules and schemas;        | src/shared/**, and each module's pure files:             |
- * |                | no services, no I/O            | reservations/{Reservation,Lifecycle,ReservationRow,      |
- * |                |                                |   Views,CheckinToken,countries,Transitions}.ts,          |
- * |                |                                | compliance/{Outcomes,Tra,TraInputs,Sire,Simulated,Settlement,      |
+ * |                | no services, no I/O            | reservations/machine/** (the machine),                   |
+ * |                |                                | reservations/{Reservation,ReservationRow,Views,          |
+ * |                |                                |   CheckinToken,countries}.ts,                            |
+ * |                |                                | compliance/{Tra,TraInputs,Sire,Simulated,                |
  * |                |                                |   ReferenceData,ReferenceTables}.ts,                     |
  * |                |                                | compliance/reference/**,                                 |
  * |                |                                | webhooks/{Webhook,Event,Signature,RetryPolicy}.ts,       |
@@ -34,6 +35,8 @@
  * | composition    | wires layers, starts processes | src/App.ts, src/main.ts, src/cli.ts                      |
  *
  * The three entrance kinds do not import one another: only the composition files put them together.
+ * The reservation machine (`reservations/machine/`) is the core every module builds on: it imports only
+ * `shared/` and the reservation's own schemas, never another module.
  * Each rule below says in its name and comment which of these a violation breaks. Type-only imports count
  * (`tsPreCompilationDeps`): a type is a dependency on the module that defines it.
  */
@@ -46,8 +49,9 @@ const anyOf = (...patterns) => `^(${patterns.join("|")})`
 
 const DOMAIN = anyOf(
   "src/shared/",
-  "src/reservations/(Reservation|Lifecycle|ReservationRow|Views|CheckinToken|countries|Transitions)\\.ts$",
-  "src/compliance/(Outcomes|Tra|TraInputs|Sire|Simulated|Settlement|ReferenceData|ReferenceTables)\\.ts$",
+  "src/reservations/machine/",
+  "src/reservations/(Reservation|ReservationRow|Views|CheckinToken|countries)\\.ts$",
+  "src/compliance/(Tra|TraInputs|Sire|Simulated|ReferenceData|ReferenceTables)\\.ts$",
   "src/compliance/reference/",
   "src/webhooks/(Webhook|Event|Signature|RetryPolicy)\\.ts$",
   "src/properties/Property\\.ts$",
@@ -114,6 +118,17 @@ module.exports = {
         + "infrastructure, services, entrances or composition.",
       from: { path: DOMAIN },
       to: { path: OWN, pathNot: DOMAIN }
+    },
+    {
+      name: "machine-is-the-core",
+      severity: "error",
+      comment: "The reservation machine (one state, one decide) depends on nothing but shared/ and the "
+        + "reservation's own schemas: every module may build on it, it builds on none of them.",
+      from: { path: "^src/reservations/machine/" },
+      to: {
+        path: OWN,
+        pathNot: ["^src/reservations/machine/", "^src/shared/", "^src/reservations/(Reservation|ReservationRow|countries)\\.ts$"]
+      }
     },
     {
       name: "layer-infrastructure-not-above",

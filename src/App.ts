@@ -42,6 +42,7 @@ import * as SecretBox from "./secrets/SecretBox.ts"
 import * as StoredSecrets from "./secrets/StoredSecrets.ts"
 import { Modifications } from "./reservations/Modifications.ts"
 import { Registrations } from "./reservations/Registrations.ts"
+import { ReservationRepo } from "./reservations/ReservationRepo.ts"
 import { Reservations } from "./reservations/Reservations.ts"
 import { Deliveries } from "./webhooks/Deliveries.ts"
 import * as DeliveryLoop from "./webhooks/DeliveryLoop.ts"
@@ -222,8 +223,14 @@ const requestSpans = (traced: boolean) =>
 const Workers = Layer.mergeAll(
   Heartbeat.layer,
   MailQueueModule.loop.pipe(Layer.provide(Mailer.layer)),
-  PhotoFetcher.loop.pipe(Layer.provide(PhotoFetcher.PhotoFetcher.Default), Layer.provide(DocumentStore.filesystem)),
-  Retention.loop.pipe(Layer.provide(Retention.Retention.Default), Layer.provide(DocumentStore.filesystem)),
+  PhotoFetcher.loop.pipe(
+    Layer.provide(PhotoFetcher.PhotoFetcher.DefaultWithoutDependencies),
+    Layer.provide([ReservationsLayer, DocumentStore.filesystem])
+  ),
+  Retention.loop.pipe(
+    Layer.provide(Retention.Retention.DefaultWithoutDependencies),
+    Layer.provide([ReservationsLayer, ReservationRepo.Default, DocumentStore.filesystem])
+  ),
   DeliveryLoop.layer,
   ReportRunsModule.loop,
   AlertsModule.loop.pipe(Layer.provide(AlertsModule.Alerts.Default))

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { isWaiting } from "../compliance/Outcomes.ts"
-import { isRequeued } from "../compliance/Settlement.ts"
+import { isWaiting } from "../reservations/machine/Outcomes.ts"
+import { isRequeued } from "../reservations/machine/Reports.ts"
 import type { ReservationRow } from "../reservations/ReservationRow.ts"
 
 /**

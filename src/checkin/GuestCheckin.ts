@@ -5,12 +5,13 @@ import { DateTime, Effect, Option } from "effect"
 import { isUniqueViolation } from "../db/SqlErrors.ts"
 import { MAX_DOCUMENT_BYTES, sniffDocument } from "../documents/DocumentKind.ts"
 import { type DocumentSide, DocumentStore } from "../documents/DocumentStore.ts"
-import * as Lifecycle from "../reservations/Lifecycle.ts"
+import { Command } from "../reservations/machine/Machine.ts"
+import { checkinStatus } from "../reservations/machine/State.ts"
+import { cancelledError } from "../reservations/machine/Stay.ts"
 import type { CheckinGuestInput } from "../reservations/Reservation.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
-import { photosRetained, snapshotOf } from "../reservations/ReservationRow.ts"
+import { photosRetained } from "../reservations/ReservationRow.ts"
 import { Reservations } from "../reservations/Reservations.ts"
-import * as Transitions from "../reservations/Transitions.ts"
 import { DuplicateDocument, InvalidRequest, RegistrationNotFound } from "../shared/errors.ts"
 import { isUuid } from "../shared/Uuid.ts"
 import { todayInBogota } from "../shared/Calendar.ts"
@@ -22,7 +23,7 @@ const notFound = () =>
 /**
  * The guest check-in JSON API behind `checkin_url` (design §5), scoped by the reservation's token: the token
  * stops working when the reservation is cancelled (409 reservation_cancelled) or 30 days after check-out (404
- * registration_not_found, like an unknown token). Guests register one by one (`Transitions.enterGuest`); the
+ * registration_not_found, like an unknown token). Guests register one by one (the machine's `EnterGuest`); the
  * first is the primary and gives the trip's `motivo`; the last completes registration, which makes the reports
  * due where no contract is required (design §6.4). Every change goes through `Reservations.apply`.
  */
@@ -42,7 +43,7 @@ export class GuestCheckin extends Effect.Service<GuestCheckin>()("checkin/GuestC
         const found = yield* repo.findByToken(token)
         if (Option.isNone(found) || !photosRetained(found.value.check_out, yield* todayInBogota)) return yield* notFound()
         const row = found.value
-        if (row.reservation_status === "cancelled") return yield* Lifecycle.cancelledError()
+        if (row.reservation_status === "cancelled") return yield* cancelledError()
         const [property] = yield* sql<{
           readonly name: string
           readonly requires_contract_signature: boolean
@@ -56,14 +57,13 @@ export class GuestCheckin extends Effect.Service<GuestCheckin>()("checkin/GuestC
       Effect.gen(function*() {
         const { row, property } = yield* byToken(token)
         const guests = yield* repo.guests(row.id)
-        const snapshot = snapshotOf(row)
         return {
           check_in: row.check_in,
           check_out: row.check_out,
           guests_count: row.guests_count,
           guests_registered: row.guests_registered,
-          checkin_status: Lifecycle.checkinStatus(snapshot),
-          contract_signed: snapshot.contract_signed,
+          checkin_status: checkinStatus(row),
+          contract_signed: row.contract_signed_at !== null,
           property,
           // Names and progress only: no guest sees another's personal data (issue 6, security).
           guests: guests.map((guest) => ({
@@ -87,14 +87,14 @@ export class GuestCheckin extends Effect.Service<GuestCheckin>()("checkin/GuestC
     const register = (token: string, input: CheckinGuestInput) =>
       Effect.gen(function*() {
         const { row, property } = yield* byToken(token)
-        const applied = yield* reservations.apply(row.id, Transitions.enterGuest(input, property.requires_document_photos))
+        const applied = yield* reservations.apply(row.id, Command.EnterGuest({ input, requiresDocumentPhotos: property.requires_document_photos }))
         const guest = applied.added[0]
         if (guest === undefined) return yield* Effect.dieMessage("enterGuest added no guest")
         return {
           guest_id: guest.id,
           registered: applied.result.registered,
           guests_registered: applied.row.guests_registered,
-          checkin_status: Lifecycle.checkinStatus(snapshotOf(applied.row))
+          checkin_status: checkinStatus(applied.row)
         }
       }).pipe(
         Effect.catchTag("SqlError", (error) => isUniqueViolation(error) ? Effect.fail(duplicateDocument()) : Effect.die(error))
@@ -104,7 +104,7 @@ export class GuestCheckin extends Effect.Service<GuestCheckin>()("checkin/GuestC
     const sign = (token: string, signerName: string) =>
       Effect.gen(function*() {
         const { row } = yield* byToken(token)
-        const { result } = yield* reservations.apply(row.id, Transitions.signContract(signerName))
+        const { result } = yield* reservations.apply(row.id, Command.SignContract({ signer: signerName }))
         return { contract_signed: true as const, signed_at: result.signed_at.toISOString() }
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
@@ -144,7 +144,7 @@ export class GuestCheckin extends Effect.Service<GuestCheckin>()("checkin/GuestC
           }
           // The guest's flags and, where photos are required, its registration; then the files, in the same
           // transaction: a failed write leaves neither.
-          yield* reservations.apply(row.id, Transitions.attachDocument(guestId, property.requires_document_photos))
+          yield* reservations.apply(row.id, Command.AttachDocument({ guestId, requiresDocumentPhotos: property.requires_document_photos }))
           const now = DateTime.toDateUtc(yield* DateTime.now)
           for (const document of documents) {
             yield* store.put({ guestId, side: document.side }, document.bytes)

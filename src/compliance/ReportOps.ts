@@ -2,18 +2,18 @@ import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { type ReportCursor, ReservationRepo } from "../reservations/ReservationRepo.ts"
 import type { ReservationRow } from "../reservations/ReservationRow.ts"
+import { Command } from "../reservations/machine/Machine.ts"
 import { Reservations } from "../reservations/Reservations.ts"
 import { todayInBogota } from "../shared/Calendar.ts"
 import { InvalidRequest, ReservationNotFound } from "../shared/errors.ts"
 import { isUuid } from "../shared/Uuid.ts"
-import * as Settlement from "./Settlement.ts"
 import { SireRecords } from "./SireRecords.ts"
 import { TraSubmissions } from "./TraSubmissions.ts"
 
 /**
  * What an operator does with reports (design §9, "Ops CLI for reports"): list those waiting or failed
  * (`cli reports list`), and re-queue a reservation's failed reports once the cause is fixed
- * (`cli reports retry`). The state change goes through `Reservations.apply` (`Settlement.requeue`); the
+ * (`cli reports retry`). The state change goes through `Reservations.apply` (the machine's `Requeue`); the
  * per-guest rows through their repositories, in the same transaction.
  */
 
@@ -153,7 +153,7 @@ export class ReportOps extends Effect.Service<ReportOps>()("compliance/ReportOps
           onSome: (found) => found.round > 0 ? found.period_from : null
         })
         return yield* Effect.gen(function*() {
-          const { row, result: requeued } = yield* reservations.apply(reservationId, Settlement.requeue({ traExtensionFrom }))
+          const { row, result: requeued } = yield* reservations.apply(reservationId, Command.Requeue({ traExtensionFrom }))
           const at = DateTime.toDateUtc(yield* DateTime.now)
           const guests: Record<Authority, number> = {
             tra: requeued.tra ? yield* submissions.requeue(reservationId, round, at) : 0,

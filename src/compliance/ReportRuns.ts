@@ -8,10 +8,10 @@ import * as Metrics from "../shared/Metrics.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import type { DueReport } from "../reservations/ReservationRepo.ts"
 import { type DueReservation, DueReports } from "./DueReports.ts"
-import { exitsOwed, type Hold } from "./Outcomes.ts"
+import { Command } from "../reservations/machine/Machine.ts"
+import type { Hold } from "../reservations/machine/Outcomes.ts"
 import { Reference } from "./Reference.ts"
 import { ReferenceStore } from "./ReferenceStore.ts"
-import * as Settlement from "./Settlement.ts"
 import { holdKey, type PendingLine, SireReporting } from "./SireReporting.ts"
 import { type Movement, SireRecords } from "./SireRecords.ts"
 import { type TraCounts, TraReporting } from "./TraReporting.ts"
@@ -114,7 +114,7 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
                 (loaded.row.tra.status === "pending" || loaded.row.sire.status === "pending")
               ? yield* Effect.gen(function*() {
                 const movements = (yield* records.allOf([id])).get(id) ?? []
-                yield* reservations.apply(id, Settlement.settleCancelled({ exitOwed: exitsOwed(movements, true).owed.length > 0 }))
+                yield* reservations.apply(id, Command.SettleCancelled({ movements }))
                 return yield* due.load(id, profiles)
               })
               : loaded

@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { randomInt } from "node:crypto"
-import { isForeign } from "../reservations/Lifecycle.ts"
+import { isForeign } from "../reservations/machine/State.ts"
 import type { GuestRow } from "../reservations/ReservationRow.ts"
 import type { ReferenceData } from "./ReferenceData.ts"
 import { mappingWarning, type SirePlaces, sireLine } from "./Sire.ts"
@@ -18,7 +18,7 @@ import { type TraSource, traInputs, Warnings as TraWarnings } from "./TraInputs.
  */
 
 /** The simulated answer of one authority to a test key's report (the rule lives with the lifecycle's). */
-export { simulatedOutcome } from "../reservations/Lifecycle.ts"
+export { simulatedOutcome } from "../reservations/machine/Reports.ts"
 
 /** A simulated TRA acceptance code for test keys (design §6.12): a positive integer like the ministry's. */
 export const simulatedMincitCode = () => randomInt(100_000, 1_000_000_000)

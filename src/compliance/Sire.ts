@@ -314,7 +314,7 @@ export const sireProblems = (ref: ReferenceData, input: SireLineInput): Readonly
 /**
  * One line of the SIRE file: the 13 columns of notes §2.3, TAB-separated, without line end. Left: the first
  * problem in column order (`sireProblems` lists them all). The caller selects the guests: only foreign
- * nationals go to SIRE (notes §2.5; `Lifecycle.isForeign`).
+ * nationals go to SIRE (notes §2.5; `State.isForeign`).
  */
 export const sireLine = (ref: ReferenceData, input: SireLineInput): Either.Either<string, SireMappingProblem> =>
   Either.match(render(ref, input), {

@@ -2,14 +2,15 @@ import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../config/AppConfig.ts"
-import * as Lifecycle from "../reservations/Lifecycle.ts"
+import { Command } from "../reservations/machine/Machine.ts"
+import { entryReadyForExit, type GuestPart, type Hold, verdictOf, waitingWarning } from "../reservations/machine/Outcomes.ts"
+import { giveUpIfLate, Warnings as ReportWarnings, withdrawn } from "../reservations/machine/Reports.ts"
+import { isForeign } from "../reservations/machine/State.ts"
 import type { GuestRow } from "../reservations/ReservationRow.ts"
 import { Reservations } from "../reservations/Reservations.ts"
 import * as Failpoints from "../shared/Failpoints.ts"
 import { type DueReservation, guestLabel } from "./DueReports.ts"
-import { entryReadyForExit, exitsOwed, type GuestPart, type Hold, verdictOf, waitingWarning } from "./Outcomes.ts"
 import { Reference } from "./Reference.ts"
-import * as Settlement from "./Settlement.ts"
 import { mappingWarning, sireFile, sireLine } from "./Sire.ts"
 import { SireGateway } from "./SireGateway.ts"
 import { type Movement, type MovementRow, SireRecords } from "./SireRecords.ts"
@@ -24,12 +25,10 @@ import { type Movement, type MovementRow, SireRecords } from "./SireRecords.ts"
  * duplicates (design §7).
  */
 
-/** Configuration warnings of SIRE beyond those set when reports become due (Lifecycle.Warnings). */
+/** Configuration warnings of SIRE beyond those set when reports become due (`Reports.Warnings` of the reservation machine). */
 export const Warnings = {
   sireCityCodeMissing: "the property has no SIRE city code; configure it so the SIRE report can be sent",
-  noEntrySent: "no guest's entry was accepted, so there is no exit to report",
-  inManualFile: waitingWarning("in a generated SIRE file, for the operator to upload it to Migración and run `cli sire confirm`"),
-  entryUnconfirmed: "the entry of a guest went out with an unknown outcome and is being sent again; its exit follows it"
+  inManualFile: waitingWarning("in a generated SIRE file, for the operator to upload it to Migración and run `cli sire confirm`")
 } as const
 
 /** One line waiting for its property's file in this run. */
@@ -84,7 +83,7 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
       Effect.gen(function*() {
         const { row, property } = due
         if (property.sire_hotel_code === null) {
-          return { hold: configuration(Lifecycle.Warnings.sireHotelCodeMissing), batch: null }
+          return { hold: configuration(ReportWarnings.sireHotelCodeMissing), batch: null }
         }
         if (property.sire_city_code === null) return { hold: configuration(Warnings.sireCityCodeMissing), batch: null }
         const at = yield* nowDate
@@ -93,7 +92,7 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
           ? yield* records.ensurePending(
             row.id,
             "E",
-            due.guests.filter((guest) => guest.nacionalidad !== null && Lifecycle.isForeign(guest.nacionalidad)).map((guest) => guest.id),
+            due.guests.filter((guest) => guest.nacionalidad !== null && isForeign(guest.nacionalidad)).map((guest) => guest.id),
             date,
             at
           )
@@ -158,9 +157,9 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
         const entered = [...new Set(batch.lines.filter((line) => line.movement === "E").map((line) => line.reservationId))]
         const filed = yield* Effect.gen(function*() {
           const marked = yield* reservations.applyAll(
-            entered.map((reservationId) => ({ id: reservationId, plan: Settlement.markSent("sire") }))
+            entered.map((reservationId) => ({ id: reservationId, command: Command.MarkSent({ authority: "sire" }) }))
           )
-          const dropped = new Set(marked.filter((row) => Settlement.withdrawn(row, "sire")).map((row) => row.id))
+          const dropped = new Set(marked.filter((row) => withdrawn(row, "sire")).map((row) => row.id))
           const kept = batch.lines.filter((line) => !(line.movement === "E" && dropped.has(line.reservationId)))
           if (kept.length === 0) return null
           const content = sireFile(kept.map((line) => line.line))
@@ -254,39 +253,27 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
       Effect.gen(function*() {
         const movements = recorded.filter((found) => found.movement === movement)
         if (movement === "S" && movements.length === 0) {
-          // No exit line this run. An entry accepted by this very run's file (its lines were built before) makes
-          // the exit due at once, for the next run; one that may be held and is still being sent again keeps it
-          // waiting; only when no entry is held or may be held is there no exit.
-          const { owed, waiting } = exitsOwed(recorded, false)
-          return Option.some({
-            id: reservationId,
-            plan: owed.length > 0
-              ? Settlement.exitDueAtOnce
-              : waiting.length > 0
-              ? Settlement.settleExit({ status: "pending", warning: waitingWarning(Warnings.entryUnconfirmed), transient: false })
-              : Settlement.settleExit({ status: "error", warning: Warnings.noEntrySent }, { withdraw: true })
-          })
+          // No exit line this run: the machine decides from the recorded movements whether it stays due
+          // (`Reports.exitUnbuilt`).
+          return Option.some({ id: reservationId, command: Command.SireExitUnbuilt({ movements: recorded }) })
         }
         const verdict = verdictOf(parts(movements, guests), hold, null)
         if (verdict.status === "pending" && hold._tag === "None" && movements.some((found) => found.state === "in_file")) {
           // Waiting for the operator is no failure: no retry count, no give-up; the warning says what it waits for.
           const waiting = { status: "pending", warning: Warnings.inManualFile, transient: false } as const
-          const exitOwed = exitsOwed(recorded, false).owed.length > 0
           return Option.some({
             id: reservationId,
-            plan: movement === "E"
-              ? Settlement.settle("sire", waiting, { mayHold: true, exitOwed })
-              : Settlement.settleExit(waiting)
+            command: movement === "E"
+              ? Command.SettleSireEntry({ verdict: waiting, mayHold: true, movements: recorded })
+              : Command.SettleSireExit({ verdict: waiting })
           })
         }
-        const final = Settlement.giveUpIfLate(verdict, since, yield* nowDate, hold._tag === "Transient" ? hold.reason : "")
-        // The entry is sent no more once its report ends (or the reservation was cancelled, `ReportRuns`).
-        const exitOwed = exitsOwed(recorded, final.status !== "pending").owed.length > 0
+        const final = giveUpIfLate(verdict, since, yield* nowDate, hold._tag === "Transient" ? hold.reason : "")
         return Option.some({
           id: reservationId,
-          plan: movement === "E"
-            ? Settlement.settle("sire", final, { mayHold: mayHold(movements), exitOwed })
-            : Settlement.settleExit(final)
+          command: movement === "E"
+            ? Command.SettleSireEntry({ verdict: final, mayHold: mayHold(movements), movements: recorded })
+            : Command.SettleSireExit({ verdict: final })
         })
       })
 

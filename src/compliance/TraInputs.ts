@@ -32,7 +32,7 @@ export interface TraSource {
   }
 }
 
-/** Configuration warnings of the TRA beyond those set when reports become due (Lifecycle.Warnings). */
+/** Configuration warnings of the TRA beyond those set when reports become due (`Reports.Warnings` of the reservation machine). */
 export const Warnings = {
   rntMissing: "the property has no RNT number; configure it so the TRA can be sent",
   /** Design §6.10: late is worse than incomplete, so the TRA goes out with the room blank and says so. */

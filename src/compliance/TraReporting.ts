@@ -1,12 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Either } from "effect"
-import * as Lifecycle from "../reservations/Lifecycle.ts"
+import { Command } from "../reservations/machine/Machine.ts"
+import { type GuestPart, type Hold, verdictOf } from "../reservations/machine/Outcomes.ts"
+import { giveUpIfLate, Warnings as ReportWarnings, withdrawn } from "../reservations/machine/Reports.ts"
 import type { GuestRow } from "../reservations/ReservationRow.ts"
 import { Reservations } from "../reservations/Reservations.ts"
 import { type DueReservation, guestLabel } from "./DueReports.ts"
-import { type GuestPart, type Hold, verdictOf } from "./Outcomes.ts"
 import { Reference } from "./Reference.ts"
-import * as Settlement from "./Settlement.ts"
 import { companionBody, mainBody, type TraGuest } from "./Tra.ts"
 import { traInputs, Warnings } from "./TraInputs.ts"
 import { TraClient, TraOutcome } from "./TraClient.ts"
@@ -86,7 +86,7 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
       Effect.gen(function*() {
         const none = { sent: 0, accepted: 0, rejected: 0, rows: null, notice: null }
         const token = due.property.tra_token
-        if (token === null) return { hold: hold(Lifecycle.Warnings.traTokenMissing), ...none }
+        if (token === null) return { hold: hold(ReportWarnings.traTokenMissing), ...none }
         // The TRA identifies the establishment by its RNT (domain notes §1.3); without it every post is refused.
         if (due.property.rnt_id === null || due.property.rnt_id.trim() === "") return { hold: hold(Warnings.rntMissing), ...none }
         // The run's tables, with the operators' corrections as stored when it started (ReportRuns).
@@ -117,8 +117,8 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
          */
         const inFlight = (ids: ReadonlyArray<string>) =>
           ids.length === 0 ? Effect.succeed(true) : Effect.gen(function*() {
-            const { row } = yield* reservations.apply(due.row.id, Settlement.markSent("tra"))
-            if (Settlement.withdrawn(row, "tra")) return false
+            const { row } = yield* reservations.apply(due.row.id, Command.MarkSent({ authority: "tra" }))
+            if (withdrawn(row, "tra")) return false
             yield* submissions.markSending(ids, yield* nowDate)
             return true
           }).pipe(sql.withTransaction, Effect.orDie)
@@ -210,13 +210,13 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
       Effect.gen(function*() {
         const { hold: held, rows, notice, ...counts } = yield* post(due, 0, { from: due.row.check_in, to: due.row.check_out })
         const { parts: guestParts, main, mayHold } = yield* parts(due.row.id, due.guests, 0, rows)
-        const verdict = Settlement.giveUpIfLate(
+        const verdict = giveUpIfLate(
           verdictOf(guestParts, held, main),
           due.row.check_in,
           yield* nowDate,
           held._tag === "Transient" ? held.reason : ""
         )
-        yield* reservations.apply(due.row.id, Settlement.settle("tra", verdict, { mayHold, notice }))
+        yield* reservations.apply(due.row.id, Command.SettleTra({ verdict, mayHold, notice }))
         return counts satisfies TraCounts
       })
 
@@ -233,7 +233,7 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
         const { parts: guestParts, main } = yield* parts(due.row.id, due.guests, round, rows)
         yield* reservations.apply(
           due.row.id,
-          Settlement.settle("tra", verdictOf(guestParts, held, main), { extensionUpTo: due.row.check_out, notice })
+          Command.SettleTra({ verdict: verdictOf(guestParts, held, main), extensionUpTo: due.row.check_out, notice })
         )
         return counts satisfies TraCounts
       })

@@ -4,16 +4,11 @@ import { DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { JobLeases } from "../db/JobLeases.ts"
 import { OutboundFailed, SafeHttp } from "../net/SafeHttp.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
-import { ReservationRepo } from "../reservations/ReservationRepo.ts"
+import { Command } from "../reservations/machine/Machine.ts"
+import { Reservations } from "../reservations/Reservations.ts"
 import { delayBeforeRetry } from "../shared/DurableRetry.ts"
 import { MAX_DOCUMENT_BYTES, sniffDocument } from "./DocumentKind.ts"
 import { type DocumentSide, DocumentStore } from "./DocumentStore.ts"
-
-export interface PhotoToFetch {
-  readonly guestId: string
-  readonly side: DocumentSide
-  readonly url: string
-}
 
 /** Gaps between attempts after a transient failure: 1, 3, 9, 27, 81 minutes (±20 %, `Schedule.jittered`), then `failed`. */
 export const PHOTO_RETRIES = Schedule.exponential("1 minute", 3).pipe(
@@ -28,33 +23,11 @@ export const PHOTO_BATCH = 8
 export const PHOTO_WORKERS = 4
 export const PHOTO_POLL_EVERY = Duration.seconds(2)
 
-/**
- * Writes the fetch jobs for endpoint 7's `doc_photo_*_url` values (design §6.5). Must run inside the
- * registration's transaction, so a committed registration always has its jobs and a rolled-back one none.
- */
-export const enqueuePhotoFetches = (photos: ReadonlyArray<PhotoToFetch>) =>
-  Effect.gen(function*() {
-    if (photos.length === 0) return
-    const sql = yield* SqlClient.SqlClient
-    const now = DateTime.toDateUtc(yield* DateTime.now)
-    // Each fetch continues the registration's trace (design §9).
-    const traceParent = yield* TraceContext.current
-    yield* sql`INSERT INTO document_fetches ${
-      sql.insert(photos.map((photo) => ({
-        guest_id: photo.guestId,
-        side: photo.side,
-        url: photo.url,
-        state: "pending",
-        next_attempt_at: now,
-        created_at: now,
-        ...TraceContext.column(traceParent)
-      })))
-    }`
-  })
-
 interface ClaimedFetch {
   readonly id: string
   readonly guest_id: string
+  /** The guest's reservation: the photo's mark is a change of it (`Reservations.apply`). */
+  readonly reservation_id: string
   readonly side: DocumentSide
   readonly url: string
   readonly attempts: number
@@ -76,10 +49,10 @@ const transientStatus = (status: number) => status >= 500 || status === 408 || s
  * a crash mid-download only delays a photo until the lease runs out.
  */
 export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/PhotoFetcher", {
-  dependencies: [ReservationRepo.Default],
+  dependencies: [Reservations.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const reservationRepo = yield* ReservationRepo
+    const reservations = yield* Reservations
     const http = yield* SafeHttp
     const store = yield* DocumentStore
 
@@ -101,7 +74,8 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
           ORDER BY next_attempt_at
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
-        RETURNING id, guest_id, side, url, attempts, trace_parent`,
+        RETURNING id, guest_id, side, url, attempts, trace_parent,
+          (SELECT reservation_id FROM guests WHERE guests.id = document_fetches.guest_id) AS reservation_id`,
         leaseUntil,
         (job) => job.id
       )
@@ -157,7 +131,9 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
               yield* sql`
                 UPDATE document_fetches SET state = 'stored', lease_until = NULL, last_error = NULL, finished_at = ${at}
                 WHERE id = ${job.id}`
-              if (job.side === "front") yield* reservationRepo.markDocumentUploaded(job.guest_id)
+              if (job.side === "front") {
+                yield* reservations.apply(job.reservation_id, Command.DocumentFetched({ guestId: job.guest_id }))
+              }
             }).pipe(sql.withTransaction)
           case "Transient": {
             const delay = yield* delayBeforeRetry(PHOTO_RETRIES, job.attempts, undefined)

@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Duration, Effect, Layer, Schedule } from "effect"
+import { Command } from "../reservations/machine/Machine.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
+import { Reservations } from "../reservations/Reservations.ts"
 import { addDays, todayInBogota } from "../shared/Calendar.ts"
 import { bodyFor } from "../webhooks/Signature.ts"
 import { DocumentStore } from "./DocumentStore.ts"
@@ -27,10 +29,11 @@ export const keptSince = (today: string): string => addDays(today, -RETENTION_DA
  *   record, which endpoint 6 still answers, and are not touched.
  */
 export class Retention extends Effect.Service<Retention>()("documents/Retention", {
-  dependencies: [ReservationRepo.Default],
+  dependencies: [ReservationRepo.Default, Reservations.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const reservations = yield* ReservationRepo
+    const repo = yield* ReservationRepo
+    const reservations = yield* Reservations
     const store = yield* DocumentStore
 
     /** Photos; answers how many guests' documents were deleted. */
@@ -38,7 +41,7 @@ export class Retention extends Effect.Service<Retention>()("documents/Retention"
       const cutoff = keptSince(yield* todayInBogota)
       let deleted = 0
       for (;;) {
-        const ids = yield* reservations.guestsWithDocumentsCheckedOutBefore(cutoff, BATCH)
+        const ids = yield* repo.guestsWithDocumentsCheckedOutBefore(cutoff, BATCH)
         if (ids.length === 0) return deleted
         yield* Effect.forEach(ids, (id) => store.removeGuest(id), { concurrency: 8, discard: true })
         yield* sql`DELETE FROM guest_documents WHERE guest_id IN ${sql.in(ids)}`
@@ -46,9 +49,13 @@ export class Retention extends Effect.Service<Retention>()("documents/Retention"
       }
     }).pipe(Effect.orDie, Effect.withSpan("Retention.run"))
 
-    /** One batch of stays, in one transaction: their events, then the mark. */
-    const redactBatch = (ids: ReadonlyArray<string>, at: Date) =>
+    /**
+     * One batch of stays, in one transaction: the mark (through the reservation machine, which locks the rows in
+     * id order as every writer does), then their events.
+     */
+    const redactBatch = (ids: ReadonlyArray<string>) =>
       Effect.gen(function*() {
+        yield* reservations.applyAll(ids.map((id) => ({ id, command: Command.PersonalDataRemoved() })))
         // `bodyFor` is what a delivery to an endpoint without include_guests sends: the body minus `data.guests`,
         // in its own key order. An event without guests is left byte for byte.
         const events = yield* sql<{ seq: string; body: string }>`
@@ -57,7 +64,6 @@ export class Retention extends Effect.Service<Retention>()("documents/Retention"
           const stripped = bodyFor(event.body, false)
           if (stripped !== event.body) yield* sql`UPDATE events SET body = ${stripped}::json WHERE seq = ${event.seq}`
         }
-        yield* reservations.markPersonalDataRemoved(ids, at)
       }).pipe(sql.withTransaction)
 
     /**
@@ -81,9 +87,9 @@ export class Retention extends Effect.Service<Retention>()("documents/Retention"
       const at = DateTime.toDateUtc(yield* DateTime.now)
       let stays = 0
       for (;;) {
-        const ids = yield* reservations.holdingPersonalDataCheckedOutBefore(cutoff, BATCH)
+        const ids = yield* repo.holdingPersonalDataCheckedOutBefore(cutoff, BATCH)
         if (ids.length === 0) break
-        yield* redactBatch(ids, at)
+        yield* redactBatch(ids)
         stays += ids.length
       }
       const files = (yield* redactFiles(cutoff, at)).length

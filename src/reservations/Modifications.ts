@@ -3,9 +3,9 @@ import { Effect } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import type { UpdateReservation, UpdateResponse } from "./Reservation.ts"
 import { Reservations } from "./Reservations.ts"
-import * as Transitions from "./Transitions.ts"
+import { Command } from "./machine/Machine.ts"
 
-/** Endpoint 4 (spec rule 6, design §6.6–6.7): the rules are `Transitions.modify`; this is the entrance. */
+/** Endpoint 4 (spec rule 6, design §6.6–6.7): the rules are the machine's `Modify` (`Stay.modify`); this is the entrance. */
 export class Modifications extends Effect.Service<Modifications>()("reservations/Modifications", {
   dependencies: [Reservations.Default],
   effect: Effect.gen(function*() {
@@ -15,7 +15,7 @@ export class Modifications extends Effect.Service<Modifications>()("reservations
     const update = (key: AuthenticatedKey, body: UpdateReservation) =>
       Effect.gen(function*() {
         const id = yield* reservations.idOf(key, body.external_id)
-        const { row, result } = yield* reservations.apply(id, Transitions.modify(body))
+        const { row, result } = yield* reservations.apply(id, Command.Modify({ body }))
         const response: UpdateResponse = { ...reservations.views.reservationResponse(row, false), changed: result.changed }
         return response
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Modifications.update"))

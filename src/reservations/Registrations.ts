@@ -17,7 +17,7 @@ import {
 } from "./Reservation.ts"
 import type { ReservationRow } from "./ReservationRow.ts"
 import { fingerprint, replayOrConflict, Reservations, testKeyOnly } from "./Reservations.ts"
-import * as Transitions from "./Transitions.ts"
+import { registrationDraft } from "./machine/Stay.ts"
 
 /**
  * Endpoint 7 (design §6.5): the partner's own form sends every guest at once; the reservation is created with
@@ -97,7 +97,7 @@ export class Registrations extends Effect.Service<Registrations>()("reservations
         return yield* reservations.creating(key, body, (row) => replayOrRefuse(row, fp), (money) =>
           Effect.gen(function*() {
             const property = yield* reservations.resolveProperty(key, body)
-            const { draft, guests } = Transitions.registrationDraft({
+            const { draft, guests } = registrationDraft({
               key,
               body,
               propertyId: property.id,

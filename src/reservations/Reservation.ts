@@ -471,7 +471,7 @@ export type CancelReservation = typeof CancelReservation.Type
 
 /**
  * The departure endpoint's body (design §6.8): the Bogotá day the guests actually left. That it lies within the
- * stay and is not after today needs the stored reservation and the clock: the service (`Transitions.depart`).
+ * stay and is not after today needs the stored reservation and the clock: the service (`Stay.depart` of the reservation machine).
  */
 export const RecordDeparture = Schema.Struct({
   external_id: ExternalId,

@@ -4,7 +4,7 @@ import { inTransaction, PgPool, rawQuery } from "../db/Database.ts"
 import type { Environment } from "../shared/Environment.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import { GuestRow, type NewGuest, ReservationRow } from "./ReservationRow.ts"
-import type { ReservationDraft } from "./Transitions.ts"
+import type { State } from "./machine/State.ts"
 
 /**
  * The only module that reads and writes the `reservations` and `guests` tables. Every row it hands out is
@@ -55,7 +55,7 @@ const withoutNulls = (columns: Record<string, unknown>): Record<string, unknown>
   Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== null))
 
 /** JSON-valued columns go to the driver as text; PostgreSQL casts them to the column's json/jsonb type. */
-const encodeColumns = (row: Partial<ReservationDraft>): Record<string, unknown> => {
+const encodeColumns = (row: Partial<State>): Record<string, unknown> => {
   const encoded: Record<string, unknown> = { ...row }
   for (const column of ["metadata", "tra", "sire"] as const) {
     if (row[column] !== undefined) encoded[column] = JSON.stringify(row[column])
@@ -73,6 +73,13 @@ export interface ReportCursor {
 export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservations/ReservationRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    /**
+     * The ids of these reservations, their rows locked in id order. Every statement that locks several
+     * reservations takes them in this one order (`lockAll` too), so two never wait on each other in a circle: a
+     * run's lease renewal once deadlocked with the same run settling a SIRE file (found by the model-based test).
+     */
+    const inIdOrder = (ids: ReadonlyArray<string>) =>
+      sql`SELECT id FROM reservations WHERE id IN ${sql.in(ids)} ORDER BY id FOR UPDATE`
     const pool = yield* PgPool
 
     const reservations = decodedWith(ReservationRow)
@@ -118,7 +125,7 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
        * A new reservation; columns left null are not sent (they have no default but NULL). It keeps the
        * `traceparent` of the request that made it: its report runs continue that trace (design §9).
        */
-      insert: (draft: ReservationDraft) =>
+      insert: (draft: State) =>
         Effect.flatMap(TraceContext.current, (traceParent) => {
           const row = { ...withoutNulls(encodeColumns(draft)), ...TraceContext.column(traceParent) }
           return inTransaction(sql`INSERT INTO reservations ${sql.insert(row)} RETURNING *`)
@@ -128,7 +135,7 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           Effect.flatMap(one)
         ),
       /** Writes the given columns; fails (a defect) if the reservation is gone. */
-      update: (id: string, columns: Partial<ReservationDraft>) =>
+      update: (id: string, columns: Partial<State>) =>
         inTransaction(sql`UPDATE reservations SET ${sql.update(encodeColumns(columns))} WHERE id = ${id} RETURNING *`).pipe(
           Effect.orDie,
           Effect.flatMap(reservations),
@@ -142,7 +149,7 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           Effect.flatMap(reservations)
         ),
       /** Writes each reservation's columns; reservations given the same values are written by one statement. */
-      updateAll: (changes: ReadonlyArray<{ readonly id: string; readonly columns: Partial<ReservationDraft> }>) =>
+      updateAll: (changes: ReadonlyArray<{ readonly id: string; readonly columns: Partial<State> }>) =>
         Effect.gen(function*() {
           const groups = new Map<string, { readonly columns: Record<string, unknown>; readonly ids: Array<string> }>()
           for (const { id, columns } of changes) {
@@ -169,9 +176,6 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
               RETURNING *`).pipe(Effect.flatMap(guestRows)),
       updateGuest: (id: string, columns: { readonly registered_at?: Date; readonly document_uploaded?: boolean }) =>
         inTransaction(sql`UPDATE guests SET ${sql.update(columns)} WHERE id = ${id}`).pipe(Effect.asVoid, Effect.orDie),
-      /** A document photo fetched in the background was stored (design §6.5); registration does not change. */
-      markDocumentUploaded: (guestId: string) =>
-        sql`UPDATE guests SET document_uploaded = true WHERE id = ${guestId}`.pipe(Effect.asVoid, Effect.orDie),
       /**
        * A page of an account's reservations, most recently changed first (the panel, design §8); `after` is the
        * last row of the previous page. Answers up to `limit + 1` rows: the extra one says there is a next page.
@@ -232,12 +236,6 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
             ORDER BY check_out, id LIMIT ${limit}`,
           (rows) => rows.map((row) => row.id)
         ).pipe(Effect.orDie),
-      /** The retention job is done with these reservations' personal data (design §3). */
-      markPersonalDataRemoved: (ids: ReadonlyArray<string>, at: Date) =>
-        sql`UPDATE reservations SET personal_data_removed_at = ${at} WHERE id IN ${sql.in(ids)}`.pipe(
-          Effect.asVoid,
-          Effect.orDie
-        ),
       /**
        * Report runs (design §7): takes up to `limit` live reservations with a report due on or before `today`
        * whose lease is free (and whose backoff wait is over, unless `force`), leasing them until `leaseUntil`.
@@ -311,20 +309,20 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
       renewReportLeases: (ids: ReadonlyArray<string>, until: Date) =>
         ids.length === 0
           ? Effect.void
-          : sql`UPDATE reservations SET report_lease_until = ${until} WHERE id IN ${sql.in(ids)} AND report_lease_until IS NOT NULL`
-            .pipe(Effect.asVoid, Effect.orDie),
+          : sql`UPDATE reservations SET report_lease_until = ${until}
+              WHERE id IN (${inIdOrder(ids)}) AND report_lease_until IS NOT NULL`.pipe(Effect.asVoid, Effect.orDie),
       /** A stopping process gives back the leases it still holds at `until` (`db/JobLeases.ts`); answers how many. */
       releaseReportLeasesHeldUntil: (ids: ReadonlyArray<string>, until: Date) =>
         ids.length === 0
           ? Effect.succeed(0)
           : sql<{ id: string }>`
             UPDATE reservations SET report_lease_until = NULL
-            WHERE id IN ${sql.in(ids)} AND report_lease_until = ${until}
+            WHERE id IN (${inIdOrder(ids)}) AND report_lease_until = ${until}
             RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
       releaseReportLeases: (ids: ReadonlyArray<string>) =>
         ids.length === 0
           ? Effect.void
-          : sql`UPDATE reservations SET report_lease_until = NULL WHERE id IN ${sql.in(ids)}`.pipe(
+          : sql`UPDATE reservations SET report_lease_until = NULL WHERE id IN (${inIdOrder(ids)})`.pipe(
             Effect.asVoid,
             Effect.orDie
           )

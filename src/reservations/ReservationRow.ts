@@ -1,7 +1,6 @@
 import { Schema } from "effect"
 import { addDays } from "../shared/Calendar.ts"
 import { Environment } from "../shared/Environment.ts"
-import type * as Lifecycle from "./Lifecycle.ts"
 import {
   Currency,
   DocumentType,
@@ -56,7 +55,7 @@ export const ReservationRow = Schema.Struct({
   motivo: Nullable(Schema.String),
   tipo_acomodacion: Nullable(Schema.String),
   reservation_status: ReservationStatus,
-  /** Derived from the rest (`Lifecycle.deriveStatus`), stored so lists and filters need no computation. */
+  /** Derived from the rest (`State.deriveStatus` of the reservation machine), stored so lists and filters need no computation. */
   status: Status,
   checkin_token: Nullable(Schema.String),
   guests_registered: Schema.Number,
@@ -87,7 +86,12 @@ export const ReservationRow = Schema.Struct({
    * The Bogotá day the guests actually left (design §6.8, departure): the SIRE exits are dated it; `check_out`
    * and the TRA keep the booked stay.
    */
-  departed_on: Nullable(Day)
+  departed_on: Nullable(Day),
+  /**
+   * The retention job removed the guests' personal data from what was kept of the stay besides its own rows
+   * (event bodies, SIRE files; design §3). Bookkeeping: it does not change `updated_at`.
+   */
+  personal_data_removed_at: Nullable(Instant)
 }).annotations({ identifier: "ReservationRow" })
 export type ReservationRow = typeof ReservationRow.Type
 
@@ -124,18 +128,3 @@ export type NewGuest = Omit<GuestRow, "id" | "reservation_id">
 
 /** Photos are deleted 30 days after departure; from then on `document_uploaded` reads null (spec, design §6.4). */
 export const photosRetained = (checkOut: string, today: string) => today <= addDays(checkOut, 30)
-
-/** What the lifecycle rules see of a stored reservation. */
-export const snapshotOf = (row: Omit<ReservationRow, "id">): Lifecycle.LifecycleSnapshot => ({
-  reservation_status: row.reservation_status,
-  guests_count: row.guests_count,
-  guests_registered: row.guests_registered,
-  registration_complete: row.registration_complete,
-  contract_required: row.contract_required,
-  contract_signed: row.contract_signed_at !== null,
-  tra: { status: row.tra.status, reported: row.tra_reported, code: row.tra.mincit_code },
-  sire: { status: row.sire.status, reported: row.sire_reported },
-  check_in: row.check_in,
-  check_out: row.check_out,
-  departed_on: row.departed_on
-})

@@ -8,7 +8,7 @@ import { SireRecords } from "../compliance/SireRecords.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { inTransaction } from "../db/Database.ts"
 import { isUniqueViolation } from "../db/SqlErrors.ts"
-import { enqueuePhotoFetches } from "../documents/PhotoFetcher.ts"
+import { enqueuePhotoFetches } from "../documents/PhotoJobs.ts"
 import { checkUsable, type PropertyScope } from "../properties/Property.ts"
 import {
   CreationInProgress,
@@ -22,11 +22,14 @@ import { TrmProvider, usdToCop } from "../trm/Trm.ts"
 import { carriesGuests } from "../webhooks/Event.ts"
 import { Outbox } from "../webhooks/Outbox.ts"
 import { newCheckinToken } from "./CheckinToken.ts"
-import * as Lifecycle from "./Lifecycle.ts"
 import type { CancelResponse, CreateReservation, Guest, RegistrationDetail, SubmitRegistration } from "./Reservation.ts"
 import { type ExternalRef, ReservationRepo } from "./ReservationRepo.ts"
-import { type GuestRow, type NewGuest, photosRetained, type ReservationRow, snapshotOf } from "./ReservationRow.ts"
-import * as Transitions from "./Transitions.ts"
+import type { GuestWrite } from "./machine/Decision.ts"
+import * as Machine from "./machine/Machine.ts"
+import { extensionToSimulate, type ReportingSettings, simulateExtension, withDueReports } from "./machine/Reports.ts"
+import { type ReservationEvent, type State, type UpdatedField, updatedFields } from "./machine/State.ts"
+import { linkDraft } from "./machine/Stay.ts"
+import { type GuestRow, type NewGuest, photosRetained, type ReservationRow } from "./ReservationRow.ts"
 import { makeViews } from "./Views.ts"
 
 /**
@@ -96,7 +99,13 @@ const notFound = (externalId: string) =>
     details: { external_id: externalId }
   })
 
-/** What a committed transition answers: the reservation as stored, the plan's result, the guests it added. */
+/** The commands applied to many reservations at once (`applyAll`): they never refuse, and touch no guest. */
+export type RunCommand = Extract<
+  Machine.Command,
+  { readonly _tag: "MarkSent" | "SettleSireEntry" | "SettleSireExit" | "SireExitUnbuilt" | "PersonalDataRemoved" }
+>
+
+/** What a committed transition answers: the reservation as stored, the command's result, the guests it added. */
 export interface Applied<A> {
   readonly row: ReservationRow
   readonly result: A
@@ -104,10 +113,10 @@ export interface Applied<A> {
 }
 
 /**
- * The owner of a reservation's state. `apply` is the one transition path: it locks the reservation, runs a
- * plan (a pure function from the reservation to a decision, `Transitions.ts`), derives what follows (status,
- * check-in link, reports when due, the simulated authorities of test keys, events), writes the row, its guests
- * and its events in one transaction, and answers the new state. `insert` is its first step for a reservation
+ * The owner of a reservation's state. `apply` is the one transition path: it locks the reservation, asks the
+ * reservation machine what a command does (`Machine.decide`, pure), derives what follows (`Machine.follow`:
+ * status, check-in link, reports when due, the simulated authorities of test keys, exits, events), writes the
+ * row, its guests and its events in one transaction, and answers the new state. `insert` is its first step for a reservation
  * that does not exist yet (endpoints 3 and 7). Endpoints 3, 5, 6 and 8 live here too.
  */
 export class Reservations extends Effect.Service<Reservations>()("reservations/Reservations", {
@@ -150,7 +159,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
     /** What a property's settings say about reporting (design §6.9). */
     const reportingSettings = (propertyId: string) =>
       Effect.map(
-        inTransaction(sql<Lifecycle.ReportingSettings & SimulationSource["property"]>`
+        inTransaction(sql<ReportingSettings & SimulationSource["property"]>`
           SELECT reports_tra, reports_sire, tra_token IS NOT NULL AS has_tra_token,
                  sire_hotel_code IS NOT NULL AS has_sire_hotel_code,
                  name, establishment_name, rnt_id, tipo_acomodacion, default_room
@@ -169,8 +178,8 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
 
     // ---------------------------------------------------------------------------------- the transition path
 
-    /** Everything a change implies, in the order the rules apply (`Transitions.ts`). */
-    const settle = <R extends Transitions.ReservationDraft>(
+    /** Everything a change implies, in the order the rules apply (`Machine.follow` and the steps it needs I/O for). */
+    const settle = <R extends State>(
       before: ReservationRow | null,
       proposed: R,
       registeredGuests: Effect.Effect<SimulationSource["guests"]>,
@@ -178,11 +187,11 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
     ) =>
       Effect.gen(function*() {
         let next = proposed
-        if (Transitions.needsCheckinToken(next)) next = { ...next, checkin_token: newCheckinToken() }
-        if (Transitions.reportsBecomeDue(before, next)) {
+        if (Machine.needsCheckinToken(next)) next = { ...next, checkin_token: newCheckinToken() }
+        if (Machine.reportsBecomeDue(before, next)) {
           const settings = yield* reportingSettings(next.property_id)
           const guests = yield* registeredGuests
-          next = Transitions.withDueReports(next, {
+          next = withDueReports(next, {
             settings,
             nationalities: guests.map((guest) => guest.nacionalidad ?? "CO"),
             simulatedCode: simulatedMincitCode(),
@@ -192,15 +201,15 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
               : undefined
           }, at)
         }
-        if (Transitions.extensionToSimulate(next)) next = Transitions.simulateExtension(next, simulatedMincitCode(), at)
-        return Transitions.finalize(before, Transitions.withExit(next, at), at)
+        if (extensionToSimulate(next)) next = simulateExtension(next, simulatedMincitCode(), at)
+        return Machine.follow(before, next, at)
       })
 
     /** The events of a change, in its transaction; `registration.*` ones carry the guests (spec "Events"). */
     const publish = (
       row: ReservationRow,
-      events: ReadonlyArray<Lifecycle.LifecycleEvent>,
-      options: { readonly isNew?: boolean; readonly changed?: ReadonlyArray<Lifecycle.UpdatedField> } = {}
+      events: ReadonlyArray<ReservationEvent>,
+      options: { readonly isNew?: boolean; readonly changed?: ReadonlyArray<UpdatedField> } = {}
     ) =>
       events.length === 0 ? Effect.void : Effect.gen(function*() {
         yield* outbox.enqueue({
@@ -222,7 +231,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         ...(guest.doc_photo_back_url === null ? [] : [{ guestId: guest.id, side: "back" as const, url: guest.doc_photo_back_url }])
       ])).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.orDie)
 
-    const writeGuests = (reservationId: string, writes: ReadonlyArray<Transitions.GuestWrite>) =>
+    const writeGuests = (reservationId: string, writes: ReadonlyArray<GuestWrite>) =>
       writes.length === 0 ? Effect.succeed<ReadonlyArray<GuestRow>>([]) : Effect.gen(function*() {
         const added = yield* repo.addGuests(
           reservationId,
@@ -238,62 +247,68 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         return added
       })
 
+    /** The columns to write: `updated_at` moves only when the reservation itself changed (not for bookkeeping). */
+    const touched = (columns: Partial<State>, at: Date): Partial<State> =>
+      Machine.changesReservation(columns) ? { ...columns, updated_at: at } : columns
+
     /**
-     * Runs `plan` on the reservation `id` under its row lock and commits what it decides with everything that
-     * follows from it, in one transaction (nested in the caller's when there is one).
+     * Runs `command` on the reservation `id` under its row lock and commits what the machine decides with
+     * everything that follows from it, in one transaction (nested in the caller's when there is one).
      */
-    const apply = <A, E>(id: string, plan: Transitions.Plan<A, E>): Effect.Effect<Applied<A>, E | SqlError.SqlError> =>
+    const apply = <C extends Machine.Command>(
+      id: string,
+      command: C
+    ): Effect.Effect<Applied<Machine.ResultOf<C>>, Machine.ErrorOf<C> | SqlError.SqlError> =>
       Effect.gen(function*() {
         const locked = yield* repo.lock(id)
         if (Option.isNone(locked)) return yield* Effect.dieMessage(`reservation ${id} is gone`)
         const before = locked.value
-        const guests = plan.needsGuests ? yield* repo.guests(id) : []
+        const guests = Machine.readsGuests(command) ? yield* repo.guests(id) : []
         const at = yield* nowDate
-        const decided = yield* plan.decide({ row: before, guests }, at)
+        const decided = yield* Machine.decide({ row: before, guests }, command, at)
         const added = yield* writeGuests(id, decided.guests)
         if (Object.keys(decided.set).length === 0) return { row: before, result: decided.result, added }
         const { after, changed, events } = yield* settle(before, { ...before, ...decided.set }, registeredGuests(id), at)
-        const { updated_at: _, ...columns } = Transitions.changedColumns(before, after)
-        const row = Object.keys(columns).length === 0 ? before : yield* repo.update(id, { ...columns, updated_at: at })
+        const { updated_at: _, ...columns } = Machine.changedColumns(before, after)
+        const row = Object.keys(columns).length === 0 ? before : yield* repo.update(id, touched(columns, at))
         yield* publish(row, events, { changed })
         return { row, result: decided.result, added }
-      }).pipe(sql.withTransaction, Effect.withSpan(`Reservations.apply.${plan.name}`))
+      }).pipe(sql.withTransaction, Effect.withSpan(`Reservations.apply.${command._tag}`))
 
     /**
-     * `apply` over many reservations in one transaction — a report run settling a whole SIRE file —, for plans
-     * that write no guests. Rows are locked in id order (two runs never deadlock) and reservations whose change
-     * is the same are written by one statement. Answers the rows as stored, in the order given.
+     * `apply` over many reservations in one transaction — a report run settling a whole SIRE file, the
+     * retention job marking a batch —, for commands that never refuse and neither read nor write guests. Rows
+     * are locked in id order (two runs never deadlock) and reservations whose change is the same are written by
+     * one statement. Answers the rows as stored, in the order given.
      */
-    const applyAll = <E>(targets: ReadonlyArray<{ readonly id: string; readonly plan: Transitions.Plan<void, E> }>) =>
+    const applyAll = (targets: ReadonlyArray<{ readonly id: string; readonly command: RunCommand }>) =>
       Effect.gen(function*() {
         if (targets.length === 0) return []
         const locked = new Map((yield* repo.lockAll(targets.map((target) => target.id))).map((row) => [row.id, row]))
         const at = yield* nowDate
-        // Several plans for one reservation (a run settles its SIRE entry and exit) apply in order, each on the
-        // row the previous one left.
+        // Several commands for one reservation (a run settles its SIRE entry and exit) apply in order, each on
+        // the row the previous one left.
         const current = new Map(locked)
-        const events = new Map<string, Array<Lifecycle.LifecycleEvent>>()
-        for (const { id, plan } of targets) {
+        const events = new Map<string, Array<ReservationEvent>>()
+        for (const { id, command } of targets) {
           const before = current.get(id)
           if (before === undefined) return yield* Effect.dieMessage(`reservation ${id} is gone`)
-          if (plan.needsGuests) return yield* Effect.dieMessage(`applyAll cannot run ${plan.name}: it reads guests`)
-          const decided = yield* plan.decide({ row: before, guests: [] }, at)
-          if (decided.guests.length > 0) return yield* Effect.dieMessage(`applyAll cannot run ${plan.name}: it writes guests`)
+          const decided = yield* Machine.decide({ row: before, guests: [] }, command, at)
           if (Object.keys(decided.set).length === 0) continue
           const settled = yield* settle(before, { ...before, ...decided.set }, registeredGuests(id), at)
           current.set(id, settled.after)
           events.set(id, [...(events.get(id) ?? []), ...settled.events])
         }
         const changes = [...locked.values()].flatMap((before) => {
-          const { updated_at: _, ...columns } = Transitions.changedColumns(before, current.get(before.id) ?? before)
-          return Object.keys(columns).length > 0 ? [{ id: before.id, columns: { ...columns, updated_at: at } }] : []
+          const { updated_at: _, ...columns } = Machine.changedColumns(before, current.get(before.id) ?? before)
+          return Object.keys(columns).length > 0 ? [{ id: before.id, columns: touched(columns, at) }] : []
         })
         const updated = new Map((yield* repo.updateAll(changes)).map((row) => [row.id, row]))
         for (const { id } of changes) {
           const row = updated.get(id)
           const before = locked.get(id)
           if (row !== undefined && before !== undefined) {
-            const changed = Lifecycle.updatedFields(snapshotOf(before), snapshotOf(row))
+            const changed = updatedFields(before, row)
             yield* publish(row, events.get(id) ?? [], { changed })
           }
         }
@@ -301,7 +316,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
       }).pipe(sql.withTransaction, Effect.withSpan("Reservations.applyAll"))
 
     /** A new reservation (endpoints 3 and 7), with its guests, inside the caller's transaction. */
-    const insert = (draft: Transitions.ReservationDraft, guests: ReadonlyArray<NewGuest>) =>
+    const insert = (draft: State, guests: ReadonlyArray<NewGuest>) =>
       Effect.gen(function*() {
         // Not stored yet: each guest stands for itself by its position until the database gives it an id.
         const registered = guests.flatMap((guest) => guest.registered_at === null ? [] : [{ ...guest, id: `new-${guest.position}` }])
@@ -401,7 +416,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         return yield* creating(key, body, (row) => replayOrConflict(row, fp, replay), (money) =>
           Effect.gen(function*() {
             const property = yield* resolveProperty(key, body)
-            const draft = Transitions.linkDraft({
+            const draft = linkDraft({
               key,
               body,
               propertyId: property.id,
@@ -443,7 +458,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
     /** Endpoint 5: idempotent; reports already out are not undone (spec rule 7). */
     const cancel = (key: AuthenticatedKey, externalId: string, reason: string | undefined) =>
       Effect.gen(function*() {
-        const { row, result } = yield* apply(yield* idOf(key, externalId), Transitions.cancel(reason))
+        const { row, result } = yield* apply(yield* idOf(key, externalId), Machine.Command.Cancel({ reason }))
         const { already_reported } = result
         // design §6.8: once in a generated or posted SIRE file a movement is sent; the warning names the file(s).
         const files = already_reported.sire ? yield* sire.fileNames(row.id) : []
@@ -463,14 +478,14 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.cancel"))
 
     /**
-     * The departure (design §6.8) of the reservation `id`: the rules are `Transitions.depart`; an exit movement
+     * The departure (design §6.8) of the reservation `id`: the rules are the machine's `Depart`; an exit movement
      * already in a SIRE file counts as sent. Answers the reservation as stored.
      */
     const departById = (id: string, departedOn: string) =>
       Effect.gen(function*() {
         const today = yield* todayInBogota
         const exitInFile = (yield* sire.all(id, "S")).some((movement) => movement.state !== "pending")
-        const { row } = yield* apply(id, Transitions.depart({ departedOn, today, exitInFile }))
+        const { row } = yield* apply(id, Machine.Command.Depart({ departedOn, today, exitInFile }))
         return row
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.depart"))
 

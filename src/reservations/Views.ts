@@ -1,7 +1,7 @@
 import type { ReservationEventData } from "../webhooks/Event.ts"
-import * as Lifecycle from "./Lifecycle.ts"
+import { checkinStatus } from "./machine/State.ts"
 import type { RegistrationStatus, ReservationResponse } from "./Reservation.ts"
-import { type ReservationRow, snapshotOf } from "./ReservationRow.ts"
+import type { ReservationRow } from "./ReservationRow.ts"
 
 /** How a stored reservation reads in API answers and in webhook `data` (spec resources and "Events"). */
 export const makeViews = (publicBaseUrl: string) => {
@@ -16,7 +16,7 @@ export const makeViews = (publicBaseUrl: string) => {
     reservation_status: row.reservation_status,
     sandbox: row.environment === "test",
     checkin_token: row.checkin_token,
-    checkin_status: Lifecycle.checkinStatus(snapshotOf(row)),
+    checkin_status: checkinStatus(row),
     guests_registered: row.guests_registered,
     tra: row.tra,
     sire: row.sire,
@@ -44,7 +44,7 @@ export const makeViews = (publicBaseUrl: string) => {
     check_out: row.check_out,
     guests_count: row.guests_count,
     checkin_url: checkinUrl(row),
-    checkin_status: Lifecycle.checkinStatus(snapshotOf(row)),
+    checkin_status: checkinStatus(row),
     guests_registered: row.guests_registered,
     contract_signed: row.contract_signed_at !== null,
     tra: row.tra,

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { randomBytes } from "node:crypto"
-import { LifecycleEvent, UPDATED_FIELDS } from "../reservations/Lifecycle.ts"
+import { ReservationEvent, UPDATED_FIELDS } from "../reservations/machine/State.ts"
 import {
   CheckinStatus,
   Guest,
@@ -34,10 +34,10 @@ const DateTimeString = Schema.String.annotations({ jsonSchema: { type: "string",
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
 /** Registration events keep `guests`; delivery drops them for endpoints without include_guests (design §6.14). */
-export const carriesGuests = (type: LifecycleEvent) => type.startsWith("registration.")
+export const carriesGuests = (type: ReservationEvent) => type.startsWith("registration.")
 
 /** The event types a webhook can carry: the spec's EventType minus `*`. */
-export type DeliveredEvent = LifecycleEvent | "ping"
+export type DeliveredEvent = ReservationEvent | "ping"
 
 /** When each event is sent (spec "Events", event types table). */
 export const EVENT_SENT_WHEN: Readonly<Record<DeliveredEvent, string>> = {
@@ -190,7 +190,7 @@ const bodyOf = <T extends DeliveredEvent, D extends Schema.Schema.AnyNoContext>(
 export const PingEventBody = bodyOf("ping", PingEventData)
 export type PingEventBody = typeof PingEventBody.Type
 
-const lifecycleBody = (type: LifecycleEvent) =>
+const lifecycleBody = (type: ReservationEvent) =>
   bodyOf(
     type,
     carriesGuests(type)
@@ -227,7 +227,7 @@ export const EventBody = Schema.Union(...Object.values(eventBodySchemas))
  */
 export interface StoredEventBody {
   readonly id: string
-  readonly type: LifecycleEvent
+  readonly type: ReservationEvent
   readonly created_at: string
   readonly api_version: string
   readonly sandbox: boolean
@@ -236,7 +236,7 @@ export interface StoredEventBody {
 
 export const eventBody = (input: {
   readonly id: string
-  readonly type: LifecycleEvent
+  readonly type: ReservationEvent
   readonly createdAt: Date
   readonly sandbox: boolean
   readonly data: Readonly<Record<string, unknown>>

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Effect } from "effect"
 import { inTransaction } from "../db/Database.ts"
-import type { LifecycleEvent } from "../reservations/Lifecycle.ts"
+import type { ReservationEvent } from "../reservations/machine/State.ts"
 import type { Environment } from "../shared/Environment.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import { eventBody, newEventId } from "./Event.ts"
@@ -11,11 +11,11 @@ export interface OutboxEntry {
   readonly accountId: string
   readonly environment: Environment
   readonly reservationId: string
-  readonly types: ReadonlyArray<LifecycleEvent>
+  readonly types: ReadonlyArray<ReservationEvent>
   /** The reservation as the webhook `data` shows it at this moment (without guests). */
   readonly data: Readonly<Record<string, unknown>>
   readonly guests: ReadonlyArray<unknown>
-  /** `changed` of a `reservation.updated` event among `types` (Lifecycle.updatedFields). */
+  /** `changed` of a `reservation.updated` event among `types` (`State.updatedFields`). */
   readonly changed?: ReadonlyArray<string>
   /** The reservation is created by this change: it has no earlier event to come after. */
   readonly isNew?: boolean

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { LifecycleEvent } from "../reservations/Lifecycle.ts"
+import { ReservationEvent } from "../reservations/machine/State.ts"
 import { SingleLineString, StoredString } from "../shared/StoredString.ts"
 
 /**
@@ -17,7 +17,7 @@ export const Limits = {
 } as const
 
 /** The spec's EventType: every lifecycle event, `*` (all) and `ping` (endpoint 14). */
-export const EVENT_TYPES = ["*", ...LifecycleEvent.literals, "ping"] as const
+export const EVENT_TYPES = ["*", ...ReservationEvent.literals, "ping"] as const
 
 export const EventType = Schema.Literal(...EVENT_TYPES).annotations({ identifier: "EventType" })
 export type EventType = typeof EventType.Type

@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test"
 import { type ReportsOf, reportAlerts, webhookAlert } from "../../src/alerts/Alert.ts"
 import { render } from "../../src/mail/Messages.ts"
 import { MailTemplate } from "../../src/mail/Messages.ts"
-import { requeuedWarning } from "../../src/compliance/Settlement.ts"
-import { NO_EXIT } from "../../src/reservations/Transitions.ts"
+import { requeuedWarning } from "../../src/reservations/machine/Reports.ts"
+import { NO_EXIT } from "../../src/reservations/machine/State.ts"
 
 /** The alert rules of design §9, one row per situation. */
 const ID = "5f0c7c1e-3b2a-4d9e-8f61-2a7b9c0d1e23"

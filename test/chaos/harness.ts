@@ -1,6 +1,6 @@
 import { Redacted } from "effect"
 import * as NodeNet from "node:net"
-import { LifecycleEvent } from "../../src/reservations/Lifecycle.ts"
+import { ReservationEvent } from "../../src/reservations/machine/State.ts"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
@@ -76,7 +76,7 @@ export const faultName = (fault: Fault) =>
 
 const ANSWER_LIMIT_MS = 10_000
 /** Every event a reservation emits: the endpoint subscribes to them all (the domain's list, not a copy). */
-const LIFECYCLE_EVENTS = [...LifecycleEvent.literals]
+const LIFECYCLE_EVENTS = [...ReservationEvent.literals]
 /** Design §8: 5 codes per e-mail and 30 per client address per hour. */
 const CODES_PER_EMAIL = 5
 const CODES_PER_ADDRESS = 30

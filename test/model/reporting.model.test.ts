@@ -66,6 +66,9 @@ test(`reporting model: ${RUNS} sequences of a hotel's week keep the invariants (
     console.log(`model: failed after ${passed} passing sequences, ${seconds.toFixed(1)} s (seed ${SEED}, path ${result.counterexamplePath})`)
     console.log(`model: shrunk counterexample: ${fc.stringify(result.counterexample)}`)
     console.log(String(result.errorInstance instanceof Error ? result.errorInstance.message : result.error))
+    // An infrastructure error (an SqlError) says what happened only in its cause: a deadlock, a lost connection.
+    const cause = result.errorInstance instanceof Error ? result.errorInstance.cause : undefined
+    if (cause !== undefined) console.log(`model: caused by ${cause instanceof Error ? cause.message : String(cause)}`)
   } else {
     const cut = result.interrupted ? ` (stopped at the ${TIME_LIMIT_MS / 1000} s limit, of ${RUNS} drawn)` : ""
     console.log(`model: ${passed} sequences passed in ${seconds.toFixed(1)} s${cut} (${(seconds * 1000 / Math.max(1, passed)).toFixed(0)} ms each, seed ${SEED})`)

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Redacted } from "effect"
-import { Warnings } from "../../src/reservations/Lifecycle.ts"
+import { Warnings } from "../../src/reservations/machine/Reports.ts"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { colombian, foreigner } from "../support/guests.ts"

@@ -1,5 +1,5 @@
 import type { GuestRow, ReservationRow } from "../../src/reservations/ReservationRow.ts"
-import { NO_EXIT } from "../../src/reservations/Transitions.ts"
+import { NO_EXIT } from "../../src/reservations/machine/State.ts"
 
 /** A stored live reservation of two guests, nothing registered yet, as `ReservationRepo` hands it over. */
 export const reservationRow = (overrides: Partial<ReservationRow> = {}): ReservationRow => ({
@@ -51,6 +51,7 @@ export const reservationRow = (overrides: Partial<ReservationRow> = {}): Reserva
   report_failures: 0,
   tra_extension_from: null,
   departed_on: null,
+  personal_data_removed_at: null,
   ...overrides
 })
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Duration, Option } from "effect"
-import { exitsOwed, type GuestPart, type MovementFacts, pastGiveUp, retryAfter, verdictOf } from "../../src/compliance/Outcomes.ts"
+import { exitsOwed, type GuestPart, type MovementFacts, pastGiveUp, retryAfter, verdictOf } from "../../../src/reservations/machine/Outcomes.ts"
 
 const part = (guest: string, state: GuestPart["state"], code: number | null = null, reason: string | null = null): GuestPart => ({
   guest,

@@ -1,6 +1,6 @@
 import { Duration, Effect, type Option, Schedule } from "effect"
-import { startOfDayInBogota } from "../shared/Calendar.ts"
-import { delayBeforeRetry } from "../shared/DurableRetry.ts"
+import { startOfDayInBogota } from "../../shared/Calendar.ts"
+import { delayBeforeRetry } from "../../shared/DurableRetry.ts"
 
 /**
  * Pure rules of a report run (design §6.9, §7): how the per-guest outcomes of one reservation become its
