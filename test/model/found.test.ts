@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, test } from "bun:test"
 import fc from "fast-check"
-import { Cancel, Create, Credentials, Crash, finishWeek, Outage, Reference, Register, Run, Update } from "./commands.ts"
+import { Cancel, Create, Credentials, Crash, Depart, finishWeek, Outage, Reference, Register, Run, Update } from "./commands.ts"
 import { newModel } from "./model.ts"
 import { newHotel, startWorld, type World } from "./world.ts"
 
@@ -49,6 +49,11 @@ describe("sequences the model found", () => {
   // past its due date without a warning after the run that got the entry accepted.
   test("SIRE 503 on the day before departure: the exit pending past due says why", () =>
     replay([new Run(0), new Run(1), new Create("link", ["AR", "CO"], -2, 1, 2), new Outage("sire", "5xx"), new Run(1), new Create("link", ["CO"], 0, 1, 0)]), 30_000)
+
+  // main def5030 (a correction to the model, not the service): an exit dated three days back that met a 503 ended in
+  // error at the 72-hour give-up by the service's clock (today), which the model took for an exit never sent.
+  test("departed on the arrival day three days ago, SIRE 503 at the exit: the give-up is an error for an operator", () =>
+    replay([new Create("link", ["FR", "CO"], -3, 1, 2), new Depart(0, 1), new Run(0), new Outage("sire", "5xx"), new Run(0)]), 30_000)
 })
 
 void Credentials

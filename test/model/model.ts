@@ -376,6 +376,13 @@ export const checkInvariants = async (model: Model) => {
         }
         continue
       }
+      // The service gives up on an exit still failing transiently 72 h past its date (design §6.9): `error`, for an
+      // operator (alert, `reports list`, `reports retry`). The model's runs are dated in the past while the service's
+      // clock reads today, so an exit dated three days back that meets a 503 ends there — by the service's clock,
+      // rightly.
+      const gaveUp = body.sire?.exit?.status === "error" &&
+        String(body.sire?.exit?.warning ?? "").startsWith("no answer for 72 hours past the due date")
+      if (owed !== undefined && exits.length === 0 && gaveUp) continue
       if (owed !== undefined && exits.length === 0) {
         fail(model, "a-exit-missing", `${stay.label} guest ${guest.doc} (${guest.nat}): its entry was accepted (run ${entries[0]!.epoch}) and the run of day ${owed.date} (run ${owed.epoch}, SIRE up, country mapped) is on or after its exit day ${expected}, yet SIRE has no accepted exit; sire = ${JSON.stringify(body.sire)}`)
       }
