@@ -28,11 +28,14 @@ import { GuestCheckin } from "./checkin/GuestCheckin.ts"
 import { ReferenceStore } from "./compliance/ReferenceStore.ts"
 import { ReportOps } from "./compliance/ReportOps.ts"
 import * as ReportRunsModule from "./compliance/ReportRuns.ts"
+import { sireFiles } from "./compliance/SireRecords.ts"
+import * as SimulatedAuthorities from "./compliance/SimulatedAuthorities.ts"
 import { SireGateway } from "./compliance/SireGateway.ts"
 import * as SireGatewayModule from "./compliance/SireGateway.ts"
 import * as TraClient from "./compliance/TraClient.ts"
 import * as DocumentStore from "./documents/DocumentStore.ts"
 import * as PhotoFetcher from "./documents/PhotoFetcher.ts"
+import { photoQueue } from "./documents/PhotoJobs.ts"
 import * as Retention from "./documents/Retention.ts"
 import * as Mailer from "./mail/Mailer.ts"
 import * as MailQueueModule from "./mail/MailQueue.ts"
@@ -42,12 +45,11 @@ import * as SecretBox from "./secrets/SecretBox.ts"
 import * as StoredSecrets from "./secrets/StoredSecrets.ts"
 import { Modifications } from "./reservations/Modifications.ts"
 import { Registrations } from "./reservations/Registrations.ts"
-import { ReservationRepo } from "./reservations/ReservationRepo.ts"
 import { Reservations } from "./reservations/Reservations.ts"
 import { Deliveries } from "./webhooks/Deliveries.ts"
 import * as DeliveryLoop from "./webhooks/DeliveryLoop.ts"
 import { WebhooksLive } from "./webhooks/Http.ts"
-import { Outbox } from "./webhooks/Outbox.ts"
+import { reservationEvents } from "./webhooks/Outbox.ts"
 import { WebhookEndpoints } from "./webhooks/WebhookEndpoints.ts"
 import * as Trm from "./trm/Trm.ts"
 import * as RateLimits from "./ratelimit/RateLimits.ts"
@@ -65,8 +67,16 @@ const MigrateOnStart = Layer.effectDiscard(
   )
 )
 
-// One Reservations (and one TRM cache) shared by Registrations: layers are memoized by reference.
-const ReservationsLayer = Reservations.Default.pipe(Layer.provide(Trm.layer), Layer.provide(FetchHttpClient.layer))
+/**
+ * The reservation core with the ports the later modules provide (`reservations/Ports.ts`): its events (webhooks),
+ * photo fetches (documents), simulated authorities and SIRE files (compliance). One Reservations (and one TRM
+ * cache) shared by every service built on it: layers are memoized by reference.
+ */
+export const ReservationsLayer = Reservations.Default.pipe(
+  Layer.provide([reservationEvents, photoQueue, SimulatedAuthorities.layer, sireFiles]),
+  Layer.provide(Trm.layer),
+  Layer.provide(FetchHttpClient.layer)
+)
 
 /**
  * Outbound calls to partner-supplied URLs (webhooks, document photos) under design §7's URL policy.
@@ -99,7 +109,7 @@ const AuthorityClients = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
 
 // The reference tables come from ReferenceStore at the start of each run (bundled data and operators' overrides).
 const ReportRunsLayer = ReportRunsModule.ReportRuns.Default.pipe(
-  Layer.provide([AuthorityClients, Outbox.Default, ReservationsLayer])
+  Layer.provide([AuthorityClients, ReservationsLayer])
 )
 
 // One SafeHttp shared by the API (URL checks, test pings) and the loops.
@@ -130,8 +140,8 @@ const Services = Layer.mergeAll(
   Properties.Default,
   Sandbox.Default,
   ReservationsLayer,
-  Registrations.DefaultWithoutDependencies.pipe(Layer.provide([ReservationsLayer, Outbox.Default])),
-  Modifications.DefaultWithoutDependencies.pipe(Layer.provide([ReservationsLayer, Outbox.Default])),
+  Registrations.DefaultWithoutDependencies.pipe(Layer.provide(ReservationsLayer)),
+  Modifications.DefaultWithoutDependencies.pipe(Layer.provide(ReservationsLayer)),
   WebhookEndpointsLayer,
   RateLimits.layer,
   PanelLayer,
@@ -142,7 +152,7 @@ const Services = Layer.mergeAll(
   ReportOps.Default.pipe(Layer.provide(ReservationsLayer)),
   MailQueueModule.MailQueue.Default,
   StoredSecrets.StoredSecrets.Default,
-  GuestCheckin.Default.pipe(Layer.provide([ReservationsLayer, Outbox.Default, DocumentStore.filesystem]))
+  GuestCheckin.Default.pipe(Layer.provide([ReservationsLayer, DocumentStore.filesystem]))
 )
 
 const docs = { path: "/docs", documentPath: "/openapi.json" } as const
@@ -224,12 +234,12 @@ const Workers = Layer.mergeAll(
   Heartbeat.layer,
   MailQueueModule.loop.pipe(Layer.provide(Mailer.layer)),
   PhotoFetcher.loop.pipe(
-    Layer.provide(PhotoFetcher.PhotoFetcher.DefaultWithoutDependencies),
+    Layer.provide(PhotoFetcher.PhotoFetcher.Default),
     Layer.provide([ReservationsLayer, DocumentStore.filesystem])
   ),
   Retention.loop.pipe(
-    Layer.provide(Retention.Retention.DefaultWithoutDependencies),
-    Layer.provide([ReservationsLayer, ReservationRepo.Default, DocumentStore.filesystem])
+    Layer.provide(Retention.Retention.Default),
+    Layer.provide([ReservationsLayer, DocumentStore.filesystem])
   ),
   DeliveryLoop.layer,
   ReportRunsModule.loop,

@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
+import { SireFiles } from "../reservations/Ports.ts"
 
 /**
  * The SIRE tables (design §6.8, §6.13): `sire_movements`, an entry (E) and, once the entry went out, an exit
@@ -240,3 +241,13 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
     } as const
   })
 }) {}
+
+/** The reservations' port for what the SIRE files hold of them (`reservations/Ports.ts`). */
+export const sireFiles = Layer.effect(
+  SireFiles,
+  Effect.map(SireRecords, (records) => ({
+    fileNames: records.fileNames,
+    exitInFile: (reservationId: string) =>
+      Effect.map(records.all(reservationId, "S"), (exits) => exits.some((movement) => movement.state !== "pending"))
+  }))
+).pipe(Layer.provide(SireRecords.Default))

@@ -49,7 +49,8 @@ const transientStatus = (status: number) => status >= 500 || status === 408 || s
  * a crash mid-download only delays a photo until the lease runs out.
  */
 export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/PhotoFetcher", {
-  dependencies: [Reservations.Default],
+  // Reservations comes from the composition root, with the ports it needs (`App.ReservationsLayer`).
+  dependencies: [],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const reservations = yield* Reservations

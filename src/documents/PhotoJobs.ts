@@ -1,18 +1,12 @@
 import { SqlClient } from "@effect/sql"
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Layer } from "effect"
+import { PhotoQueue, type PhotoToFetch } from "../reservations/Ports.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
-import type { DocumentSide } from "./DocumentStore.ts"
 
 /**
  * The queue of document photos to fetch (design §6.5): written with the registration that names their URLs;
  * worked by `PhotoFetcher`.
  */
-
-export interface PhotoToFetch {
-  readonly guestId: string
-  readonly side: DocumentSide
-  readonly url: string
-}
 
 /**
  * Writes the fetch jobs for endpoint 7's `doc_photo_*_url` values (design §6.5). Must run inside the
@@ -37,3 +31,12 @@ export const enqueuePhotoFetches = (photos: ReadonlyArray<PhotoToFetch>) =>
       })))
     }`
   })
+
+/** The reservations' port for photo fetches (`reservations/Ports.ts`), in the caller's transaction. */
+export const photoQueue = Layer.effect(
+  PhotoQueue,
+  Effect.map(SqlClient.SqlClient, (sql) => ({
+    enqueue: (photos: ReadonlyArray<PhotoToFetch>) =>
+      enqueuePhotoFetches(photos).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.orDie)
+  }))
+)

@@ -29,7 +29,8 @@ export const keptSince = (today: string): string => addDays(today, -RETENTION_DA
  *   record, which endpoint 6 still answers, and are not touched.
  */
 export class Retention extends Effect.Service<Retention>()("documents/Retention", {
-  dependencies: [ReservationRepo.Default, Reservations.Default],
+  // Reservations comes from the composition root, with the ports it needs (`App.ReservationsLayer`).
+  dependencies: [ReservationRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ReservationRepo

@@ -2,13 +2,9 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { DateTime, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
-import { ReferenceStore } from "../compliance/ReferenceStore.ts"
-import { simulatedMincitCode, type SimulationSource, simulatedWarnings } from "../compliance/Simulated.ts"
-import { SireRecords } from "../compliance/SireRecords.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { inTransaction } from "../db/Database.ts"
 import { isUniqueViolation } from "../db/SqlErrors.ts"
-import { enqueuePhotoFetches } from "../documents/PhotoJobs.ts"
 import { checkUsable, type PropertyScope } from "../properties/Property.ts"
 import {
   CreationInProgress,
@@ -19,15 +15,14 @@ import {
 import type { Environment } from "../shared/Environment.ts"
 import { todayInBogota } from "../shared/Calendar.ts"
 import { TrmProvider, usdToCop } from "../trm/Trm.ts"
-import { carriesGuests } from "../webhooks/Event.ts"
-import { Outbox } from "../webhooks/Outbox.ts"
 import { newCheckinToken } from "./CheckinToken.ts"
 import type { CancelResponse, CreateReservation, Guest, RegistrationDetail, SubmitRegistration } from "./Reservation.ts"
 import { type ExternalRef, ReservationRepo } from "./ReservationRepo.ts"
 import type { GuestWrite } from "./machine/Decision.ts"
 import * as Machine from "./machine/Machine.ts"
-import { extensionToSimulate, type ReportingSettings, simulateExtension, withDueReports } from "./machine/Reports.ts"
-import { type ReservationEvent, type State, type UpdatedField, updatedFields } from "./machine/State.ts"
+import { extensionToSimulate, simulateExtension, withDueReports } from "./machine/Reports.ts"
+import { carriesGuests, type ReservationEvent, type State, type UpdatedField, updatedFields } from "./machine/State.ts"
+import { PhotoQueue, type ReportingProperty, ReservationEvents, SimulatedAuthorities, SireFiles } from "./Ports.ts"
 import { linkDraft } from "./machine/Stay.ts"
 import { type GuestRow, type NewGuest, photosRetained, type ReservationRow } from "./ReservationRow.ts"
 import { makeViews } from "./Views.ts"
@@ -120,15 +115,16 @@ export interface Applied<A> {
  * that does not exist yet (endpoints 3 and 7). Endpoints 3, 5, 6 and 8 live here too.
  */
 export class Reservations extends Effect.Service<Reservations>()("reservations/Reservations", {
-  dependencies: [ReservationRepo.Default, Outbox.Default, SireRecords.Default, ReferenceStore.Default],
+  dependencies: [ReservationRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ReservationRepo
-    const outbox = yield* Outbox
-    const sire = yield* SireRecords
+    const eventLog = yield* ReservationEvents
+    const photos = yield* PhotoQueue
+    const simulated = yield* SimulatedAuthorities
+    const sireFiles = yield* SireFiles
     const trm = yield* TrmProvider
-    const reference = yield* ReferenceStore
-    const { publicBaseUrl, sirePlaces } = yield* AppConfig
+    const { publicBaseUrl } = yield* AppConfig
 
     const views = makeViews(publicBaseUrl)
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
@@ -159,7 +155,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
     /** What a property's settings say about reporting (design §6.9). */
     const reportingSettings = (propertyId: string) =>
       Effect.map(
-        inTransaction(sql<ReportingSettings & SimulationSource["property"]>`
+        inTransaction(sql<ReportingProperty>`
           SELECT reports_tra, reports_sire, tra_token IS NOT NULL AS has_tra_token,
                  sire_hotel_code IS NOT NULL AS has_sire_hotel_code,
                  name, establishment_name, rnt_id, tipo_acomodacion, default_room
@@ -182,7 +178,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
     const settle = <R extends State>(
       before: ReservationRow | null,
       proposed: R,
-      registeredGuests: Effect.Effect<SimulationSource["guests"]>,
+      registeredGuests: Effect.Effect<ReadonlyArray<Omit<GuestRow, "reservation_id">>>,
       at: Date
     ) =>
       Effect.gen(function*() {
@@ -194,14 +190,14 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
           next = withDueReports(next, {
             settings,
             nationalities: guests.map((guest) => guest.nacionalidad ?? "CO"),
-            simulatedCode: simulatedMincitCode(),
+            simulatedCode: simulated.code(),
             // design §6.12: the simulated authorities answer with the warning a live run would give.
             simulatedWarnings: next.environment === "test"
-              ? simulatedWarnings(yield* reference.effective, { row: next, guests, property: settings }, sirePlaces)
+              ? yield* simulated.warnings({ row: next, guests, property: settings })
               : undefined
           }, at)
         }
-        if (extensionToSimulate(next)) next = simulateExtension(next, simulatedMincitCode(), at)
+        if (extensionToSimulate(next)) next = simulateExtension(next, simulated.code(), at)
         return Machine.follow(before, next, at)
       })
 
@@ -212,7 +208,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
       options: { readonly isNew?: boolean; readonly changed?: ReadonlyArray<UpdatedField> } = {}
     ) =>
       events.length === 0 ? Effect.void : Effect.gen(function*() {
-        yield* outbox.enqueue({
+        yield* eventLog.publish({
           isNew: options.isNew ?? false,
           accountId: row.account_id,
           environment: row.environment,
@@ -226,10 +222,10 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
 
     /** Endpoint 7's photo URLs are fetched in the background (design §6.5): one job per URL, with the guest. */
     const photoJobs = (guests: ReadonlyArray<GuestRow>) =>
-      enqueuePhotoFetches(guests.flatMap((guest) => [
+      photos.enqueue(guests.flatMap((guest) => [
         ...(guest.doc_photo_front_url === null ? [] : [{ guestId: guest.id, side: "front" as const, url: guest.doc_photo_front_url }]),
         ...(guest.doc_photo_back_url === null ? [] : [{ guestId: guest.id, side: "back" as const, url: guest.doc_photo_back_url }])
-      ])).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.orDie)
+      ]))
 
     const writeGuests = (reservationId: string, writes: ReadonlyArray<GuestWrite>) =>
       writes.length === 0 ? Effect.succeed<ReadonlyArray<GuestRow>>([]) : Effect.gen(function*() {
@@ -461,7 +457,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         const { row, result } = yield* apply(yield* idOf(key, externalId), Machine.Command.Cancel({ reason }))
         const { already_reported } = result
         // design §6.8: once in a generated or posted SIRE file a movement is sent; the warning names the file(s).
-        const files = already_reported.sire ? yield* sire.fileNames(row.id) : []
+        const files = already_reported.sire ? yield* sireFiles.fileNames(row.id) : []
         const reported = [
           ...(already_reported.tra ? ["the TRA"] : []),
           ...(already_reported.sire ? [`SIRE${files.length > 0 ? ` (in ${files.join(", ")})` : ""}`] : [])
@@ -484,7 +480,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
     const departById = (id: string, departedOn: string) =>
       Effect.gen(function*() {
         const today = yield* todayInBogota
-        const exitInFile = (yield* sire.all(id, "S")).some((movement) => movement.state !== "pending")
+        const exitInFile = yield* sireFiles.exitInFile(id)
         const { row } = yield* apply(id, Machine.Command.Depart({ departedOn, today, exitInFile }))
         return row
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.depart"))

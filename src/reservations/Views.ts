@@ -1,4 +1,3 @@
-import type { ReservationEventData } from "../webhooks/Event.ts"
 import { checkinStatus } from "./machine/State.ts"
 import type { RegistrationStatus, ReservationResponse } from "./Reservation.ts"
 import type { ReservationRow } from "./ReservationRow.ts"
@@ -33,7 +32,8 @@ export const makeViews = (publicBaseUrl: string) => {
   })
 
   /** The webhook `data` of an event about this reservation (spec "Events"), without guests. */
-  const eventData = (row: ReservationRow): ReservationEventData => ({
+  /** Checked against the webhooks' `ReservationEventData` schema where it is defined (`webhooks/Event.ts`). */
+  const eventData = (row: ReservationRow) => ({
     reservation_id: row.id,
     external_id: row.external_id,
     source: row.source,

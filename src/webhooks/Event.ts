@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { randomBytes } from "node:crypto"
-import { ReservationEvent, UPDATED_FIELDS } from "../reservations/machine/State.ts"
+import { carriesGuests, ReservationEvent, UPDATED_FIELDS } from "../reservations/machine/State.ts"
 import {
   CheckinStatus,
   Guest,
@@ -34,7 +34,6 @@ const DateTimeString = Schema.String.annotations({ jsonSchema: { type: "string",
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
 /** Registration events keep `guests`; delivery drops them for endpoints without include_guests (design §6.14). */
-export const carriesGuests = (type: ReservationEvent) => type.startsWith("registration.")
 
 /** The event types a webhook can carry: the spec's EventType minus `*`. */
 export type DeliveredEvent = ReservationEvent | "ping"

@@ -1,25 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Layer } from "effect"
 import { inTransaction } from "../db/Database.ts"
-import type { ReservationEvent } from "../reservations/machine/State.ts"
-import type { Environment } from "../shared/Environment.ts"
+import { type PublishedEvents, ReservationEvents } from "../reservations/Ports.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import { eventBody, newEventId } from "./Event.ts"
 import { MAX_ATTEMPTS } from "./RetryPolicy.ts"
-
-export interface OutboxEntry {
-  readonly accountId: string
-  readonly environment: Environment
-  readonly reservationId: string
-  readonly types: ReadonlyArray<ReservationEvent>
-  /** The reservation as the webhook `data` shows it at this moment (without guests). */
-  readonly data: Readonly<Record<string, unknown>>
-  readonly guests: ReadonlyArray<unknown>
-  /** `changed` of a `reservation.updated` event among `types` (`State.updatedFields`). */
-  readonly changed?: ReadonlyArray<string>
-  /** The reservation is created by this change: it has no earlier event to come after. */
-  readonly isNew?: boolean
-}
 
 /**
  * The event outbox (design §7). `enqueue` must run inside the transaction of the change it reports: the
@@ -29,7 +14,7 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const enqueue = (entry: OutboxEntry) =>
+    const enqueue = (entry: PublishedEvents) =>
       Effect.gen(function*() {
         if (entry.types.length === 0) return [] as ReadonlyArray<string>
         const now = DateTime.toDateUtc(yield* DateTime.now)
@@ -84,3 +69,9 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
     return { enqueue } as const
   })
 }) {}
+
+/** The reservations' port for their events (`reservations/Ports.ts`), written by the outbox. */
+export const reservationEvents = Layer.effect(
+  ReservationEvents,
+  Effect.map(Outbox, (outbox) => ({ publish: (events) => Effect.asVoid(outbox.enqueue(events)) }))
+).pipe(Layer.provide(Outbox.Default))

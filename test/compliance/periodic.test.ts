@@ -5,9 +5,6 @@ import { Reference } from "../../src/compliance/Reference.ts"
 import { periodic, ReportRuns } from "../../src/compliance/ReportRuns.ts"
 import { SireGateway } from "../../src/compliance/SireGateway.ts"
 import * as TraClient from "../../src/compliance/TraClient.ts"
-import { Reservations } from "../../src/reservations/Reservations.ts"
-import * as Trm from "../../src/trm/Trm.ts"
-import { Outbox } from "../../src/webhooks/Outbox.ts"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
@@ -46,9 +43,7 @@ beforeAll(async () => {
       Layer.provide([
         TraClient.layer({ baseUrl: tra.url, concurrency: 2 }).pipe(Layer.provide(FetchHttpClient.layer)),
         Layer.succeed(SireGateway, { submit: () => Effect.dieMessage("manual mode") }),
-        Reference.default,
-        Outbox.Default,
-        Reservations.Default.pipe(Layer.provide(Trm.layer), Layer.provide(FetchHttpClient.layer))
+        Reference.default
       ])
     )
   )

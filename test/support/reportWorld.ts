@@ -6,9 +6,6 @@ import { Reference } from "../../src/compliance/Reference.ts"
 import { ReportRuns } from "../../src/compliance/ReportRuns.ts"
 import * as SireGateway from "../../src/compliance/SireGateway.ts"
 import * as TraClient from "../../src/compliance/TraClient.ts"
-import { Reservations } from "../../src/reservations/Reservations.ts"
-import * as Trm from "../../src/trm/Trm.ts"
-import { Outbox } from "../../src/webhooks/Outbox.ts"
 import { admin, call, type RunningApp, seedAccount, startApp } from "./app.ts"
 import { freshDatabase, type TestDatabase } from "./database.ts"
 import { type FakeSire, startFakeSire } from "./fakeSire.ts"
@@ -102,9 +99,7 @@ const serviceRuntime = (
         SireGateway.layer({ url: fakes.sire.url, token: Option.some(Redacted.make(GATEWAY_TOKEN)) }).pipe(
           Layer.provide(FetchHttpClient.layer)
         ),
-        Reference.default,
-        Outbox.Default,
-        Reservations.Default.pipe(Layer.provide(Trm.layer), Layer.provide(FetchHttpClient.layer))
+        Reference.default
       ])
     )),
     env

@@ -1,17 +1,16 @@
-import { FetchHttpClient } from "@effect/platform"
 import { ConfigProvider, Layer, ManagedRuntime } from "effect"
 import * as AppConfig from "../../src/config/AppConfig.ts"
 import * as Database from "../../src/db/Database.ts"
 import { Resolver, SafeHttp } from "../../src/net/SafeHttp.ts"
 import * as SecretBox from "../../src/secrets/SecretBox.ts"
-import * as Trm from "../../src/trm/Trm.ts"
+import { ReservationsLayer } from "../../src/App.ts"
 import type { RunningApp } from "./app.ts"
 
 /**
  * A runtime holding one background service (`layer`) on the same database and data directory as `app`,
  * with what such services need: the database, `AppConfig` (from `env` beyond the database and data directory),
- * outbound HTTP with private addresses allowed (the fakes listen on 127.0.0.1), and the TRM provider (a service
- * that changes reservations goes through `Reservations`, which converts amounts). Tests drive it round by round, on a `TestClock`, while the app runs with
+ * outbound HTTP with private addresses allowed (the fakes listen on 127.0.0.1), and the reservation core with its
+ * ports as the app wires it (`App.ReservationsLayer`): a service that changes reservations goes through it. Tests drive it round by round, on a `TestClock`, while the app runs with
  * ROLE=api so that no loop of its own competes.
  */
 export const serviceRuntime = <A, E>(
@@ -33,7 +32,7 @@ export const serviceRuntime = <A, E>(
   return ManagedRuntime.make(
     (layer as Layer.Layer<A, E, never>).pipe(
       Layer.provide(SafeHttp.layer({ policy: { allowPrivate: true } }).pipe(Layer.provide(Resolver.system))),
-      Layer.provide(Trm.layer.pipe(Layer.provide(FetchHttpClient.layer))),
+      Layer.provide(ReservationsLayer),
       // The app's own key (its SECRETS_KEY, or the embedded app's DATA_DIR/secrets-key): the same stored secrets.
       Layer.provide(SecretBox.layer),
       Layer.provide(Database.layer),

@@ -1,11 +1,13 @@
 import { expect, test } from "bun:test"
-import { Schema } from "effect"
-import { type DeliveredEvent, EventBody, eventBodySchemas } from "../../src/webhooks/Event.ts"
+import { Either, Schema } from "effect"
+import { makeViews } from "../../src/reservations/Views.ts"
+import { type DeliveredEvent, EventBody, eventBodySchemas, ReservationEventData } from "../../src/webhooks/Event.ts"
 import { DeliveryHeaders, deliveryHeaders } from "../../src/webhooks/Signature.ts"
 import { call } from "../support/app.ts"
 import { appFixture } from "../support/fixture.ts"
 import { colombian, foreigner, registrationBody, reservationBody } from "../support/guests.ts"
 import { bodyOf, type ReceivedRequest, startReceiver } from "../support/receiver.ts"
+import { reservationRow } from "../support/rows.ts"
 
 /**
  * The schemas the OpenAPI `webhooks` section is generated from (`webhooks/Event.ts`, `webhooks/Signature.ts`)
@@ -21,6 +23,13 @@ const decodeStrictly = (schema: Schema.Schema.AnyNoContext, value: unknown) =>
 /** The headers as the spec names them, read from a recorded request (names arrive in lower case). */
 const specHeaders = (request: ReceivedRequest) =>
   Object.fromEntries(Object.keys(DeliveryHeaders.fields).map((name) => [name, request.headers[name.toLowerCase()]]))
+
+test("what the reservations write as an event's data (Views.eventData) is ReservationEventData, typed and strictly", () => {
+  // The reservations cannot import the webhooks (module order), so the type is checked here: this line compiles
+  // only while the two agree.
+  const data: ReservationEventData = makeViews("https://registro.example.co").eventData(reservationRow())
+  expect(Either.isRight(decodeStrictly(ReservationEventData, data))).toBe(true)
+})
 
 test("deliveryHeaders sends exactly the documented headers, plus Content-Type", () => {
   const sent = deliveryHeaders({ secret: "whsec_x", eventId: "evt_0", eventType: "ping", timestamp: 1, body: "{}" })

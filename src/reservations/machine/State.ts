@@ -29,6 +29,9 @@ export const ReservationEvent = Schema.Literal(
 )
 export type ReservationEvent = typeof ReservationEvent.Type
 
+/** The events whose `data` carries the guests (spec "Events": `registration.*`). */
+export const carriesGuests = (type: ReservationEvent) => type.startsWith("registration.")
+
 // ---------------------------------------------------------------------------------------------------------------
 // Derived fields
 
