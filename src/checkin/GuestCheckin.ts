@@ -5,6 +5,7 @@ import { DateTime, Effect, Option } from "effect"
 import { isUniqueViolation } from "../db/SqlErrors.ts"
 import { MAX_DOCUMENT_BYTES, sniffDocument } from "../documents/DocumentKind.ts"
 import { type DocumentSide, DocumentStore } from "../documents/DocumentStore.ts"
+import * as GuestDocuments from "../documents/GuestDocuments.ts"
 import { Command } from "../reservations/machine/Machine.ts"
 import { checkinStatus } from "../reservations/machine/State.ts"
 import { cancelledError } from "../reservations/machine/Stay.ts"
@@ -148,11 +149,13 @@ export class GuestCheckin extends Effect.Service<GuestCheckin>()("checkin/GuestC
           const now = DateTime.toDateUtc(yield* DateTime.now)
           for (const document of documents) {
             yield* store.put({ guestId, side: document.side }, document.bytes)
-            yield* sql`
-              INSERT INTO guest_documents (guest_id, side, content_type, size_bytes, stored_at)
-              VALUES (${guestId}, ${document.side}, ${document.contentType}, ${document.bytes.byteLength}, ${now})
-              ON CONFLICT (guest_id, side) DO UPDATE
-              SET content_type = EXCLUDED.content_type, size_bytes = EXCLUDED.size_bytes, stored_at = EXCLUDED.stored_at`
+            yield* GuestDocuments.recordStored({
+              guestId,
+              side: document.side,
+              contentType: document.contentType,
+              sizeBytes: document.bytes.byteLength,
+              at: now
+            }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
           }
           return { document_uploaded: true as const }
         }).pipe(sql.withTransaction)

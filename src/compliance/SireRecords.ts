@@ -138,6 +138,21 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
           WHERE reservation_id = ${reservationId} AND movement = 'S' AND state = 'pending' AND movement_date <> ${date}`
           .pipe(Effect.asVoid, Effect.orDie),
       /** The names of the files a reservation's movements went out in (a cancellation's warning, design §6.8). */
+      /**
+       * The retention job (design §3): the content of every SIRE file whose stays all checked out before `cutoff`
+       * goes (its name, line count, state and the authority's answer stay). A sweep of the files not yet emptied
+       * rather than of the marked stays: a file written after its stays were marked (an exit retried for weeks) goes
+       * too. Answers the files emptied.
+       */
+      redactFiles: (cutoff: string, at: Date) =>
+        sql<{ id: string }>`
+          UPDATE sire_files f SET content = '', redacted_at = ${at}
+          WHERE f.redacted_at IS NULL
+            AND EXISTS (SELECT 1 FROM sire_movements m WHERE m.file_id = f.id)
+            AND NOT EXISTS (
+              SELECT 1 FROM sire_movements m JOIN reservations r ON r.id = m.reservation_id
+              WHERE m.file_id = f.id AND r.check_out >= ${cutoff})
+          RETURNING f.id`.pipe(Effect.orDie),
       fileNames: (reservationId: string) =>
         Effect.map(
           sql<{ name: string }>`

@@ -9,6 +9,7 @@ import { Reservations } from "../reservations/Reservations.ts"
 import { delayBeforeRetry } from "../shared/DurableRetry.ts"
 import { MAX_DOCUMENT_BYTES, sniffDocument } from "./DocumentKind.ts"
 import { type DocumentSide, DocumentStore } from "./DocumentStore.ts"
+import * as GuestDocuments from "./GuestDocuments.ts"
 
 /** Gaps between attempts after a transient failure: 1, 3, 9, 27, 81 minutes (±20 %, `Schedule.jittered`), then `failed`. */
 export const PHOTO_RETRIES = Schedule.exponential("1 minute", 3).pipe(
@@ -124,16 +125,19 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
         switch (outcome._tag) {
           case "Stored":
             return yield* Effect.gen(function*() {
-              yield* sql`
-                INSERT INTO guest_documents (guest_id, side, content_type, size_bytes, stored_at)
-                VALUES (${job.guest_id}, ${job.side}, ${outcome.contentType}, ${outcome.size}, ${at})
-                ON CONFLICT (guest_id, side) DO UPDATE
-                SET content_type = EXCLUDED.content_type, size_bytes = EXCLUDED.size_bytes, stored_at = EXCLUDED.stored_at`
+              yield* GuestDocuments.recordStored({
+                guestId: job.guest_id,
+                side: job.side,
+                contentType: outcome.contentType,
+                sizeBytes: outcome.size,
+                at
+              }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
               yield* sql`
                 UPDATE document_fetches SET state = 'stored', lease_until = NULL, last_error = NULL, finished_at = ${at}
                 WHERE id = ${job.id}`
               if (job.side === "front") {
-                yield* reservations.apply(job.reservation_id, Command.DocumentFetched({ guestId: job.guest_id }))
+                // The guest is the job's own (the claim read its reservation): a refusal would be a defect.
+                yield* reservations.apply(job.reservation_id, Command.DocumentFetched({ guestId: job.guest_id })).pipe(Effect.orDie)
               }
             }).pipe(sql.withTransaction)
           case "Transient": {

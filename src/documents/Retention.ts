@@ -1,11 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Duration, Effect, Layer, Schedule } from "effect"
+import { SireRecords } from "../compliance/SireRecords.ts"
 import { Command } from "../reservations/machine/Machine.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import { Reservations } from "../reservations/Reservations.ts"
 import { addDays, todayInBogota } from "../shared/Calendar.ts"
-import { bodyFor } from "../webhooks/Signature.ts"
+import { stripGuests } from "../webhooks/Outbox.ts"
 import { DocumentStore } from "./DocumentStore.ts"
+import * as GuestDocuments from "./GuestDocuments.ts"
 
 /** Photos are deleted 30 days after check-out (spec constants; design §5), and guest data leaves with them (§3). */
 export const RETENTION_DAYS = 30
@@ -30,12 +32,13 @@ export const keptSince = (today: string): string => addDays(today, -RETENTION_DA
  */
 export class Retention extends Effect.Service<Retention>()("documents/Retention", {
   // Reservations comes from the composition root, with the ports it needs (`App.ReservationsLayer`).
-  dependencies: [ReservationRepo.Default],
+  dependencies: [ReservationRepo.Default, SireRecords.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ReservationRepo
     const reservations = yield* Reservations
     const store = yield* DocumentStore
+    const sire = yield* SireRecords
 
     /** Photos; answers how many guests' documents were deleted. */
     const run = Effect.gen(function*() {
@@ -45,7 +48,7 @@ export class Retention extends Effect.Service<Retention>()("documents/Retention"
         const ids = yield* repo.guestsWithDocumentsCheckedOutBefore(cutoff, BATCH)
         if (ids.length === 0) return deleted
         yield* Effect.forEach(ids, (id) => store.removeGuest(id), { concurrency: 8, discard: true })
-        yield* sql`DELETE FROM guest_documents WHERE guest_id IN ${sql.in(ids)}`
+        yield* GuestDocuments.forget(ids).pipe(Effect.provideService(SqlClient.SqlClient, sql))
         deleted += ids.length
       }
     }).pipe(Effect.orDie, Effect.withSpan("Retention.run"))
@@ -57,30 +60,8 @@ export class Retention extends Effect.Service<Retention>()("documents/Retention"
     const redactBatch = (ids: ReadonlyArray<string>) =>
       Effect.gen(function*() {
         yield* reservations.applyAll(ids.map((id) => ({ id, command: Command.PersonalDataRemoved() })))
-        // `bodyFor` is what a delivery to an endpoint without include_guests sends: the body minus `data.guests`,
-        // in its own key order. An event without guests is left byte for byte.
-        const events = yield* sql<{ seq: string; body: string }>`
-          SELECT seq, body::text AS body FROM events WHERE reservation_id IN ${sql.in(ids)} FOR UPDATE`
-        for (const event of events) {
-          const stripped = bodyFor(event.body, false)
-          if (stripped !== event.body) yield* sql`UPDATE events SET body = ${stripped}::json WHERE seq = ${event.seq}`
-        }
+        yield* stripGuests(ids).pipe(Effect.provideService(SqlClient.SqlClient, sql))
       }).pipe(sql.withTransaction)
-
-    /**
-     * SIRE files whose every stay is past the 30 days (a file holds the movements of several stays). A sweep of
-     * the files not yet emptied rather than of the marked stays: a file written after its stays were marked (an
-     * exit report retried for weeks) goes too.
-     */
-    const redactFiles = (cutoff: string, at: Date) =>
-      sql<{ id: string }>`
-        UPDATE sire_files f SET content = '', redacted_at = ${at}
-        WHERE f.redacted_at IS NULL
-          AND EXISTS (SELECT 1 FROM sire_movements m WHERE m.file_id = f.id)
-          AND NOT EXISTS (
-            SELECT 1 FROM sire_movements m JOIN reservations r ON r.id = m.reservation_id
-            WHERE m.file_id = f.id AND r.check_out >= ${cutoff})
-        RETURNING f.id`
 
     /** Personal data of event bodies and SIRE files; answers how many stays and files were done. */
     const redact = Effect.gen(function*() {
@@ -93,7 +74,7 @@ export class Retention extends Effect.Service<Retention>()("documents/Retention"
         yield* redactBatch(ids)
         stays += ids.length
       }
-      const files = (yield* redactFiles(cutoff, at)).length
+      const files = (yield* sire.redactFiles(cutoff, at)).length
       return { stays, files }
     }).pipe(Effect.orDie, Effect.withSpan("Retention.redact"))
 

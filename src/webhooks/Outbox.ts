@@ -4,6 +4,7 @@ import { inTransaction } from "../db/Database.ts"
 import { type PublishedEvents, ReservationEvents } from "../reservations/Ports.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import { eventBody, newEventId } from "./Event.ts"
+import { bodyFor } from "./Signature.ts"
 import { MAX_ATTEMPTS } from "./RetryPolicy.ts"
 
 /**
@@ -75,3 +76,20 @@ export const reservationEvents = Layer.effect(
   ReservationEvents,
   Effect.map(Outbox, (outbox) => ({ publish: (events) => Effect.asVoid(outbox.enqueue(events)) }))
 ).pipe(Layer.provide(Outbox.Default))
+
+/**
+ * The retention job (design §3): the guests leave the stored bodies of these reservations' events, which are also
+ * what every delivery sends and redelivers. `bodyFor` is what a delivery to an endpoint without include_guests
+ * sends: the body minus `data.guests`, in its own key order; an event without guests is left byte for byte. Runs in
+ * the caller's transaction.
+ */
+export const stripGuests = (reservationIds: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const events = yield* sql<{ seq: string; body: string }>`
+      SELECT seq, body::text AS body FROM events WHERE reservation_id IN ${sql.in(reservationIds)} FOR UPDATE`
+    for (const event of events) {
+      const stripped = bodyFor(event.body, false)
+      if (stripped !== event.body) yield* sql`UPDATE events SET body = ${stripped}::json WHERE seq = ${event.seq}`
+    }
+  })
