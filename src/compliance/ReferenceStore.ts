@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { DateTime, Effect, Either, Option, Ref, Schema } from "effect"
-import { Audit } from "../panel/Audit.ts"
+import { Audit } from "../audit/Audit.ts"
 import { InvalidRequest, OverrideNotFound } from "../shared/errors.ts"
 import { build, bundledFiles, make, type ReferenceData } from "./ReferenceData.ts"
 import {

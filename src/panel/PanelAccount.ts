@@ -23,7 +23,7 @@ import {
 } from "../shared/errors.ts"
 import { Deliveries } from "../webhooks/Deliveries.ts"
 import { WebhookEndpoints } from "../webhooks/WebhookEndpoints.ts"
-import { Audit } from "./Audit.ts"
+import { Audit } from "../audit/Audit.ts"
 import { PanelAuth } from "./PanelAuth.ts"
 import {
   CODE_MINUTES,

@@ -7,7 +7,7 @@ import { MailQueue } from "../mail/MailQueue.ts"
 import { MailTemplate } from "../mail/Messages.ts"
 import { RateLimits } from "../ratelimit/RateLimits.ts"
 import { InvalidCode, NotFound } from "../shared/errors.ts"
-import { Audit } from "./Audit.ts"
+import { Audit } from "../audit/Audit.ts"
 import {
   CODE_MINUTES,
   CODE_TRIES,

@@ -43,7 +43,7 @@ const EntryRow = Schema.Struct({
   ip: Schema.NullOr(Schema.String)
 })
 
-export class Audit extends Effect.Service<Audit>()("panel/Audit", {
+export class Audit extends Effect.Service<Audit>()("audit/Audit", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
