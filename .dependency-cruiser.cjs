@@ -16,6 +16,7 @@
  * |                |                                | compliance/reference/**,                                 |
  * |                |                                | webhooks/{Webhook,Event,Signature,RetryPolicy}.ts,       |
  * |                |                                | properties/Property.ts, auth/{ApiKey,CurrentKey}.ts,     |
+ * |                |                                | accounts/KeyLimits.ts,                                   |
  * |                |                                | documents/DocumentKind.ts, net/UrlSafety.ts,             |
  * |                |                                | checkin/Checkin.ts, mail/Messages.ts,                    |
  * |                |                                | panel/{Panel,Secrets}.ts, alerts/Alert.ts                |
@@ -23,7 +24,8 @@
  * |                | outbound HTTP, file store,     | net/{SafeHttp,ErrorCode}.ts, documents/DocumentStore.ts, |
  * |                | outbound mail                  | mail/Mailer.ts                                           |
  * | services       | Effect services that own       | every other file of a module folder (src/<module>/),     |
- * |                | state and transactions         | e.g. accounts/**, auth/ApiKeys.ts, trm/**, ratelimit/**, |
+ * |                | state and transactions         | e.g. accounts/Accounts.ts, auth/ApiKeys.ts, trm/**,      |
+ * |                |                                | ratelimit/**,                                            |
  * |                |                                | compliance/{Reference,ReportRuns,TraClient}.ts           |
  * | entrances      | how the outside reaches the    |                                                          |
  * |                | services, in three kinds:      |                                                          |
@@ -56,6 +58,7 @@ const DOMAIN = anyOf(
   "src/webhooks/(Webhook|Event|Signature|RetryPolicy)\\.ts$",
   "src/properties/Property\\.ts$",
   "src/auth/(ApiKey|CurrentKey)\\.ts$",
+  "src/accounts/KeyLimits\\.ts$",
   "src/documents/DocumentKind\\.ts$",
   "src/net/UrlSafety\\.ts$",
   "src/checkin/Checkin\\.ts$",

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { DateTime, Effect, Option, Schema } from "effect"
-import type { KeyLimits } from "../auth/CurrentKey.ts"
 import { AccountNotFound, MemberNotFound } from "../shared/errors.ts"
+import type { KeyLimits } from "./KeyLimits.ts"
 
 export interface Account {
   readonly account_id: string

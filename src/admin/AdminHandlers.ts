@@ -2,12 +2,12 @@ import { RpcSerialization, RpcServer } from "@effect/rpc"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { Accounts } from "../accounts/Accounts.ts"
-import { Sandbox } from "../accounts/Sandbox.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import { ReferenceStore } from "../compliance/ReferenceStore.ts"
 import { ReportOps } from "../compliance/ReportOps.ts"
 import { ReportRuns } from "../compliance/ReportRuns.ts"
 import { Properties } from "../properties/Properties.ts"
+import { Sandbox } from "../sandbox/Sandbox.ts"
 import { StoredSecrets } from "../secrets/StoredSecrets.ts"
 import type {
   AccountNotFound,

@@ -2,7 +2,6 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
 import { Alerts } from "../alerts/Alerts.ts"
-import { Sandbox } from "../accounts/Sandbox.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { MailQueue } from "../mail/MailQueue.ts"
@@ -11,6 +10,7 @@ import { type ReportingSettingsChange, Properties } from "../properties/Properti
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import type { ReservationRow } from "../reservations/ReservationRow.ts"
 import { Reservations } from "../reservations/Reservations.ts"
+import { Sandbox } from "../sandbox/Sandbox.ts"
 import type { Environment } from "../shared/Environment.ts"
 import {
   DeliveryNotFound,

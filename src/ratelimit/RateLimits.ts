@@ -1,7 +1,7 @@
 import * as RateLimiter from "@effect/experimental/RateLimiter"
 import { Clock, Context, Duration, Effect, Exit, Layer, Metric, Option, Redacted, Scope } from "effect"
+import type { KeyLimits } from "../accounts/KeyLimits.ts"
 import { AppConfig } from "../config/AppConfig.ts"
-import type { KeyLimits } from "../auth/CurrentKey.ts"
 import { RateLimited } from "../shared/errors.ts"
 import * as Metrics from "../shared/Metrics.ts"
 

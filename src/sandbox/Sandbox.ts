@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { Accounts } from "../accounts/Accounts.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import { Properties } from "../properties/Properties.ts"
 import { toProperty } from "../properties/Properties.ts"
 import { SandboxExists } from "../shared/errors.ts"
-import { Accounts } from "./Accounts.ts"
 
 /**
  * An account's test environment (spec Authentication rule 8): two test properties that report TRA and SIRE
@@ -12,7 +12,7 @@ import { Accounts } from "./Accounts.ts"
  * create`) running it again keeps the existing test properties and issues another key (up to the 3-key limit);
  * the panel creates it once per account (`once`: again → 409 sandbox_exists, design §8).
  */
-export class Sandbox extends Effect.Service<Sandbox>()("accounts/Sandbox", {
+export class Sandbox extends Effect.Service<Sandbox>()("sandbox/Sandbox", {
   dependencies: [Accounts.Default, ApiKeys.Default, Properties.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
