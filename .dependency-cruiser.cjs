@@ -75,6 +75,7 @@ const INFRASTRUCTURE = anyOf(
 
 const HTTP = anyOf(
   "src/http/",
+  "src/routes/",
   "src/[^/]+/(Api|Http|Page)\\.ts$",
   "src/[^/]+/page/",
   "src/health/",

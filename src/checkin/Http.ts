@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { PartnerApi } from "../http/PartnerApi.ts"
+import { PartnerApi } from "../routes/PartnerApi.ts"
 import { RateLimits } from "../ratelimit/RateLimits.ts"
 import type { RateLimited } from "../shared/errors.ts"
 import { GuestCheckin } from "./GuestCheckin.ts"

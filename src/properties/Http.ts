@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { CurrentKey } from "../auth/CurrentKey.ts"
-import { PartnerApi } from "../http/PartnerApi.ts"
+import { PartnerApi } from "../routes/PartnerApi.ts"
 import { Properties } from "./Properties.ts"
 
 export const PropertiesLive = HttpApiBuilder.group(PartnerApi, "properties", (handlers) =>
