@@ -29,14 +29,20 @@
  * |                |                                | compliance/{Reference,ReportRuns,TraClient}.ts           |
  * | entrances      | how the outside reaches the    |                                                          |
  * |                | services, in three kinds:      |                                                          |
- * |   http         | partner API contract, handlers | src/http/**, src/<module>/{Api,Http,Page}.ts,            |
- * |                | and the pages they serve       | src/<module>/page/** (checkin, panel), health/**,        |
- * |                |                                | auth/PartnerAuth.ts                                      |
+ * |   http         | the middleware and helpers     | src/http/** (imports no module folder),                  |
+ * |                | every page and API uses, each  | src/<module>/{Api,Page}.ts, src/<module>/page/**         |
+ * |                | module's contract and pages,   | (checkin, panel), auth/PartnerAuth.ts,                   |
+ * |                | and the partner API assembled  | src/routes/** (PartnerApi, its document, each group's    |
+ * |                | with its handlers              |   handlers; imported only by the composition)            |
  * |   admin        | the operators' RPC             | src/admin/**                                             |
  * |   workers      | background loops               | src/workers/**, webhooks/DeliveryLoop.ts                 |
  * | composition    | wires layers, starts processes | src/App.ts, src/main.ts, src/cli.ts                      |
  *
  * The three entrance kinds do not import one another: only the composition files put them together.
+ * Within the http entrance, `src/http/` is the bottom (middleware, pages, document helpers: it imports only
+ * shared/, config/, db/ and net/, never a module) and `src/routes/` the top (`PartnerApi` composes every
+ * module's `Api.ts` contract, and each group's handlers are built against it): a module imports `http/`,
+ * never `routes/`, so no module and `http/` import each other.
  * The reservation machine (`reservations/machine/`) is the core every module builds on: it imports only
  * `shared/` and the reservation's own schemas, never another module.
  * Each rule below says in its name and comment which of these a violation breaks. Type-only imports count
@@ -78,9 +84,9 @@ const INFRASTRUCTURE = anyOf(
 
 const HTTP = anyOf(
   "src/http/",
-  "src/[^/]+/(Api|Http|Page)\\.ts$",
+  "src/routes/",
+  "src/[^/]+/(Api|Page)\\.ts$",
   "src/[^/]+/page/",
-  "src/health/",
   "src/auth/PartnerAuth\\.ts$"
 )
 const ADMIN = anyOf("src/admin/")
@@ -156,6 +162,24 @@ module.exports = {
       comment: "Layer rule: an entrance never imports the composition root (App.ts, main.ts, cli.ts).",
       from: { path: ENTRANCES },
       to: { path: COMPOSITION }
+    },
+    {
+      name: "http-middleware-imports-no-module",
+      severity: "error",
+      comment: "Entrance rule: src/http/ is the middleware and the helpers every module's pages and API use; it "
+        + "imports only shared/, config/, db/ and net/, never a module folder (what needs the modules — "
+        + "PartnerApi, the partner document, the handlers — is in src/routes/).",
+      from: { path: "^src/http/" },
+      to: { path: OWN, pathNot: "^src/(http|shared|config|db|net)/" }
+    },
+    {
+      name: "routes-only-from-composition",
+      severity: "error",
+      comment: "Entrance rule: src/routes/ assembles the partner API from every module's contract and handlers; "
+        + "only the composition (App.ts, main.ts, cli.ts) imports it. A module keeps its contract (Api.ts) and "
+        + "never imports routes/.",
+      from: { path: OWN, pathNot: ["^src/routes/", COMPOSITION] },
+      to: { path: "^src/routes/" }
     },
     {
       name: "entrance-http-not-to-admin-or-workers",

@@ -13,16 +13,19 @@ import * as Database from "./db/Database.ts"
 import * as DataDirLock from "./db/DataDirLock.ts"
 import * as JobLeases from "./db/JobLeases.ts"
 import { runMigrations } from "./db/migrations.ts"
-import { PartnerHealthLive, WorkerHealthLive } from "./health/Http.ts"
 import * as ApiDocs from "./http/ApiDocs.ts"
 import * as ErrorMiddleware from "./http/ErrorMiddleware.ts"
 import { withServers } from "./http/OpenApiDocument.ts"
-import { PartnerApi, WorkerApi } from "./http/PartnerApi.ts"
 import * as RequestDrain from "./http/RequestDrain.ts"
+import { PartnerApi, WorkerApi } from "./routes/PartnerApi.ts"
+import { PropertiesLive } from "./routes/PropertiesRoutes.ts"
+import { ReservationsLive } from "./routes/ReservationsRoutes.ts"
+import { WebhooksLive } from "./routes/WebhooksRoutes.ts"
+import { CheckinLive } from "./routes/CheckinRoutes.ts"
+import * as PanelRoutes from "./routes/PanelRoutes.ts"
+import { PartnerHealthLive, WorkerHealthLive } from "./routes/HealthRoutes.ts"
 import { Properties } from "./properties/Properties.ts"
-import { PropertiesLive } from "./properties/Http.ts"
 import { Sandbox } from "./sandbox/Sandbox.ts"
-import { CheckinLive } from "./checkin/Http.ts"
 import * as CheckinPage from "./checkin/Page.ts"
 import { GuestCheckin } from "./checkin/GuestCheckin.ts"
 import { ReferenceStore } from "./compliance/ReferenceStore.ts"
@@ -40,7 +43,6 @@ import * as Retention from "./documents/Retention.ts"
 import * as Mailer from "./mail/Mailer.ts"
 import * as MailQueueModule from "./mail/MailQueue.ts"
 import { Resolver, SafeHttp } from "./net/SafeHttp.ts"
-import { ReservationsLive } from "./reservations/Http.ts"
 import * as SecretBox from "./secrets/SecretBox.ts"
 import * as StoredSecrets from "./secrets/StoredSecrets.ts"
 import { Modifications } from "./reservations/Modifications.ts"
@@ -48,14 +50,12 @@ import { Registrations } from "./reservations/Registrations.ts"
 import { Reservations } from "./reservations/Reservations.ts"
 import { Deliveries } from "./webhooks/Deliveries.ts"
 import * as DeliveryLoop from "./webhooks/DeliveryLoop.ts"
-import { WebhooksLive } from "./webhooks/Http.ts"
 import { reservationEvents } from "./webhooks/Outbox.ts"
 import { WebhookEndpoints } from "./webhooks/WebhookEndpoints.ts"
 import * as Trm from "./trm/Trm.ts"
 import * as RateLimits from "./ratelimit/RateLimits.ts"
 import * as Telemetry from "./telemetry/Telemetry.ts"
 import * as Heartbeat from "./workers/Heartbeat.ts"
-import * as PanelHttp from "./panel/Http.ts"
 import * as PanelPage from "./panel/Page.ts"
 import { PanelAccount } from "./panel/PanelAccount.ts"
 import { PanelAuth } from "./panel/PanelAuth.ts"
@@ -172,7 +172,7 @@ const nonApiRoutes = [
   { method: "POST", path: "/rpc/admin", body: "json" as const },
   ...CheckinPage.routes,
   ...PanelPage.routes,
-  ...PanelHttp.routes
+  ...PanelRoutes.routes
 ]
 
 /**
@@ -205,9 +205,9 @@ const PartnerHttp = HttpApiBuilder.serve(RequestDrain.middleware).pipe(
   Layer.provide(AdminHandlers.layer),
   Layer.provide(CheckinPage.layer),
   Layer.provide(PanelPage.layer),
-  Layer.provide(PanelHttp.openApiRoute),
+  Layer.provide(PanelRoutes.openApiRoute),
   Layer.provide(HttpApiBuilder.api(PartnerApi).pipe(
-    Layer.provide([PropertiesLive, ReservationsLive, WebhooksLive, CheckinLive, PanelHttp.layer, PartnerHealthLive]),
+    Layer.provide([PropertiesLive, ReservationsLive, WebhooksLive, CheckinLive, PanelRoutes.layer, PartnerHealthLive]),
     Layer.provide(PartnerAuth.layer)
   )),
   Layer.provide(AdminToken.layer),

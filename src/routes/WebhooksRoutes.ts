@@ -1,9 +1,9 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { CurrentKey } from "../auth/CurrentKey.ts"
-import { PartnerApi } from "../http/PartnerApi.ts"
-import { Deliveries } from "./Deliveries.ts"
-import { WebhookEndpoints } from "./WebhookEndpoints.ts"
+import { PartnerApi } from "./PartnerApi.ts"
+import { Deliveries } from "../webhooks/Deliveries.ts"
+import { WebhookEndpoints } from "../webhooks/WebhookEndpoints.ts"
 
 export const WebhooksLive = HttpApiBuilder.group(PartnerApi, "webhooks", (handlers) =>
   Effect.gen(function*() {

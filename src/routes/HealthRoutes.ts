@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import { Database } from "../db/Database.ts"
-import { PartnerApi, WorkerApi } from "../http/PartnerApi.ts"
+import { PartnerApi, WorkerApi } from "./PartnerApi.ts"
 
 /** Liveness answers from the process alone; readiness asks the database (2 s budget). */
 const handlers = Effect.gen(function*() {

@@ -1,5 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
-import { partnerDocument } from "./OpenApiDocument.ts"
+import { partnerDocument } from "./PartnerDocument.ts"
 import { CheckinApi } from "../checkin/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { PanelAccountApi, PanelSignInApi } from "../panel/Api.ts"

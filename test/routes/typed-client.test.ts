@@ -1,7 +1,7 @@
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { expect, test } from "bun:test"
 import { Effect } from "effect"
-import { PartnerApi } from "../../src/http/PartnerApi.ts"
+import { PartnerApi } from "../../src/routes/PartnerApi.ts"
 import { appFixture } from "../support/fixture.ts"
 
 const f = appFixture()

@@ -1,10 +1,10 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { CurrentKey } from "../auth/CurrentKey.ts"
-import { PartnerApi } from "../http/PartnerApi.ts"
-import { Registrations } from "./Registrations.ts"
-import { Modifications } from "./Modifications.ts"
-import { Reservations } from "./Reservations.ts"
+import { PartnerApi } from "./PartnerApi.ts"
+import { Registrations } from "../reservations/Registrations.ts"
+import { Modifications } from "../reservations/Modifications.ts"
+import { Reservations } from "../reservations/Reservations.ts"
 
 export const ReservationsLive = HttpApiBuilder.group(PartnerApi, "reservations", (handlers) =>
   Effect.gen(function*() {

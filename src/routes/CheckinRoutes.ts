@@ -1,9 +1,9 @@
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { PartnerApi } from "../http/PartnerApi.ts"
+import { PartnerApi } from "./PartnerApi.ts"
 import { RateLimits } from "../ratelimit/RateLimits.ts"
 import type { RateLimited } from "../shared/errors.ts"
-import { GuestCheckin } from "./GuestCheckin.ts"
+import { GuestCheckin } from "../checkin/GuestCheckin.ts"
 
 /** Design §5: writes through one token are limited to 30 per minute (reads are not counted). */
 export const CHECKIN_LIMITS = { reads: 120, writes: 30, tests: 10 } as const

@@ -4,7 +4,7 @@ import type { paths } from "./generated/partner.ts"
 /**
  * A PMS's integration, written as a PMS developer would: against the types `openapi-typescript` generates from
  * the served `/openapi.json` (into `./generated/`, not committed) and the `openapi-fetch` client, nothing of
- * ours. `test/http/generated-client.test.ts` generates the types, type-checks this file with them under `tsc`
+ * ours. `test/routes/generated-client.test.ts` generates the types, type-checks this file with them under `tsc`
  * (`./tsconfig.json`) and runs it against the real server: if the document and the server drift, a path, a
  * parameter or a field here stops compiling, a call answers what the document does not say, or the recorded
  * answers no longer match the document's schemas.

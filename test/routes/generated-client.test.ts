@@ -23,7 +23,7 @@ afterAll(() => {
   receiver?.stop()
 })
 
-const PROJECT = `${ROOT}test/http/generated-client/`
+const PROJECT = `${ROOT}test/routes/generated-client/`
 const GENERATED = `${PROJECT}generated/`
 
 const run = async (command: ReadonlyArray<string>) => {

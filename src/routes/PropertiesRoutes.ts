@@ -1,8 +1,8 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { CurrentKey } from "../auth/CurrentKey.ts"
-import { PartnerApi } from "../http/PartnerApi.ts"
-import { Properties } from "./Properties.ts"
+import { PartnerApi } from "./PartnerApi.ts"
+import { Properties } from "../properties/Properties.ts"
 
 export const PropertiesLive = HttpApiBuilder.group(PartnerApi, "properties", (handlers) =>
   Effect.gen(function*() {
