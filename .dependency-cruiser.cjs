@@ -43,6 +43,8 @@
  * shared/, config/, db/ and net/, never a module) and `src/routes/` the top (`PartnerApi` composes every
  * module's `Api.ts` contract, and each group's handlers are built against it): a module imports `http/`,
  * never `routes/`, so no module and `http/` import each other.
+ * Beside the layers, modules (the folders of src/) stand in one order, MODULE_ORDER below: a folder imports only
+ * folders of lower rows, so no two folders import each other.
  * The reservation machine (`reservations/machine/`) is the core every module builds on: it imports only
  * `shared/` and the reservation's own schemas, never another module.
  * Each rule below says in its name and comment which of these a violation breaks. Type-only imports count
@@ -101,9 +103,52 @@ const SERVICES = { path: "^src/[^/]+/", pathNot: [DOMAIN, INFRASTRUCTURE, ...ENT
 /** Our own files: rules about layers ignore npm packages and node built-ins. */
 const OWN = "^(src|migrations)/"
 
+/**
+ * Modules in one order (issue 24), lowest first: a folder of `src/` imports only folders of lower rows, never one of
+ * its own row or a higher one, so no two folders import each other. `reservations` is the core: what it needs from
+ * later modules it declares as ports (`reservations/Ports.ts`) that they provide. The composition files
+ * (`App.ts`, `main.ts`, `cli.ts`) sit above everything. docs/architecture.md draws this order.
+ */
+const MODULE_ORDER = [
+  ["shared"],
+  ["config"],
+  ["db", "secrets", "net", "trm"],
+  ["http", "telemetry", "mail", "audit", "accounts"],
+  ["ratelimit"],
+  ["auth"],
+  ["properties"],
+  ["reservations", "sandbox"],
+  ["webhooks", "compliance"],
+  ["documents", "alerts"],
+  ["checkin", "panel", "admin", "health", "workers"],
+  ["routes"]
+]
+
+/** One rule per row: nothing in it imports its own row (but its own folder) or a row above. */
+const moduleOrderRules = MODULE_ORDER.map((row, index) => ({
+  name: `module-order-${row.join("-")}`,
+  severity: /** @type {const} */ ("error"),
+  comment: `Module order (issue 24): ${row.join(", ")} may import only ${
+    MODULE_ORDER.slice(0, index).flat().join(", ") || "nothing of ours"
+  } (and its own folder); see MODULE_ORDER and docs/architecture.md.`,
+  from: { path: `^src/(${row.join("|")})/` },
+  to: {
+    path: [`^src/(${MODULE_ORDER.slice(index).flat().join("|")})/`, COMPOSITION],
+    pathNot: "^src/$1/"
+  }
+}))
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...moduleOrderRules,
+    {
+      name: "module-order-every-folder-placed",
+      severity: "error",
+      comment: "A new folder of src/ takes its place in MODULE_ORDER before anything imports it.",
+      from: { path: "^src/" },
+      to: { path: "^src/[^/]+/", pathNot: `^src/(${MODULE_ORDER.flat().join("|")})/` }
+    },
     {
       name: "no-circular",
       severity: "error",

@@ -79,3 +79,26 @@ test("reservations and guests are read outside ReservationRepo.ts only where doc
   }
   expect([...readers].sort()).toEqual([...listed].sort())
 })
+
+/** The top-level folder of `src/` a path is in (`(root)` for App.ts, main.ts, cli.ts). */
+const folderOf = (path: string) => {
+  const parts = path.split("/")
+  return parts.length > 2 ? parts[1]! : "(root)"
+}
+
+test("no two folders of src/ import each other (issue 24: modules in one order)", async () => {
+  const imports = new Map<string, Set<string>>()
+  for (const { path, text } of await sourceFiles()) {
+    for (const match of text.matchAll(/^(?:import|export)\b[^"'\n]*?(?:from\s+)?["'](\.[^"']+)["']/gm)) {
+      const target = NodePath.relative(ROOT, NodePath.resolve(ROOT, NodePath.dirname(path), match[1]!))
+      if (!target.startsWith("src/")) continue // package.json and the like
+      const [from, to] = [folderOf(path), folderOf(target)]
+      if (from !== to) imports.set(from, (imports.get(from) ?? new Set()).add(to))
+    }
+  }
+  expect(imports.get("reservations")?.has("shared")).toBe(true)
+  const pairs = [...imports].flatMap(([from, targets]) =>
+    [...targets].filter((to) => from < to && imports.get(to)?.has(from) === true).map((to) => `${from} <-> ${to}`)
+  )
+  expect(pairs).toEqual([])
+})
