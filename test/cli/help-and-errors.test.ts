@@ -134,7 +134,7 @@ describe("help", () => {
           .toEqual({ command, option: option.heading, example: true })
       }
     })
-  })
+  }, 180_000) // one CLI process per command (about 50 s on an idle 2-core machine): above the suite's 60 s default
 
   test("reports list, reports retry and reference set --help: what they print, filters, and the values' rules", async () => {
     const [list, retry, set] = await Promise.all([
