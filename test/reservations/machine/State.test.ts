@@ -22,6 +22,7 @@ import {
   updatedFields
 } from "../../../src/reservations/machine/State.ts"
 import type { Environment } from "../../../src/shared/Environment.ts"
+import { ERROR, IN_FLIGHT, PENDING, reportFixtures, SUCCESS } from "../../support/reportStates.ts"
 import { reservationRow } from "../../support/rows.ts"
 
 /** Before check_in (2026-12-10): reports that become due now are not late. */
@@ -29,53 +30,7 @@ const AT = new Date("2026-12-05T15:00:00Z")
 const CHECK_IN = "2026-12-10"
 const SIGNED = new Date("2026-12-03T12:00:00Z")
 
-/**
- * One report as the rules read it from the row: its status, and whether the authority holds or may hold it
- * (`tra_reported`/`sire_reported`).
- */
-interface ReportState {
-  readonly status: ReportStatus
-  readonly reported: boolean
-}
-// Report states: not applicable, waiting, in flight (outcome unknown), accepted, rejected.
-const NA: ReportState = { status: "not_applicable", reported: false }
-const PENDING: ReportState = { status: "pending", reported: false }
-const IN_FLIGHT: ReportState = { status: "pending", reported: true }
-const SUCCESS: ReportState = { status: "success", reported: true }
-const ERROR: ReportState = { status: "error", reported: false }
-
-type Fixture = Partial<Omit<ReservationRow, "tra" | "sire">> & {
-  readonly tra?: ReportState
-  readonly sire?: ReportState
-}
-
-const answered = (status: ReportStatus) => status === "success" || status === "error"
-
-/** A stored reservation of two guests, both registered, no contract, reports as given (default: not yet due). */
-const snap = ({ tra = NA, sire = NA, ...overrides }: Fixture = {}): ReservationRow =>
-  reservationRow({
-    guests_registered: 2,
-    registration_complete: true,
-    completed_at: new Date("2026-12-02T12:00:00Z"),
-    ...overrides,
-    tra: {
-      status: tra.status,
-      reported_at: answered(tra.status) ? "2026-12-10T15:00:00.000Z" : null,
-      sends_on: tra.status === "not_applicable" ? null : CHECK_IN,
-      mincit_code: tra.status === "success" ? 11 : null
-    },
-    tra_reported: tra.reported,
-    sire: {
-      status: sire.status,
-      reported_at: answered(sire.status) ? "2026-12-10T15:00:00.000Z" : null,
-      foreign_guests: sire.status === "not_applicable" ? 0 : 1,
-      exit: NO_EXIT
-    },
-    sire_reported: sire.reported
-  })
-/** Registration open: one of three guests registered. */
-const open = (overrides: Fixture = {}) =>
-  snap({ guests_count: 3, guests_registered: 1, registration_complete: false, completed_at: null, ...overrides })
+const { snap, open } = reportFixtures("2026-12-10T15:00:00.000Z", CHECK_IN)
 
 const full: ReportingSettings = { reports_tra: true, reports_sire: true, has_tra_token: true, has_sire_hotel_code: true }
 

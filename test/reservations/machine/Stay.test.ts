@@ -24,6 +24,7 @@ import {
 import * as Stay from "../../../src/reservations/machine/Stay.ts"
 import type { Environment } from "../../../src/shared/Environment.ts"
 import { dueRow, guestRow, reservationRow } from "../../support/rows.ts"
+import { ERROR, IN_FLIGHT, NA, PENDING, type ReportState, reportFixtures, SUCCESS } from "../../support/reportStates.ts"
 
 /** Before check_in (2026-12-10): reports that become due now are not late. */
 const AT = new Date("2026-12-05T15:00:00Z")
@@ -31,50 +32,7 @@ const CHECK_IN = "2026-12-10"
 const CHECK_OUT = "2026-12-13"
 const SIGNED = new Date("2026-12-03T12:00:00Z")
 
-/** One report as the rules read it from the row: its status, and whether the authority holds or may hold it. */
-interface ReportState {
-  readonly status: ReportStatus
-  readonly reported: boolean
-}
-// Report states: not applicable, waiting, in flight (outcome unknown), accepted, rejected.
-const NA: ReportState = { status: "not_applicable", reported: false }
-const PENDING: ReportState = { status: "pending", reported: false }
-const IN_FLIGHT: ReportState = { status: "pending", reported: true }
-const SUCCESS: ReportState = { status: "success", reported: true }
-const ERROR: ReportState = { status: "error", reported: false }
-
-type Fixture = Partial<Omit<ReservationRow, "tra" | "sire">> & {
-  readonly tra?: ReportState
-  readonly sire?: ReportState
-}
-
-const answered = (status: ReportStatus) => status === "success" || status === "error"
-
-/** A stored live reservation of two guests, both registered, no contract, reports as given (default: not yet due). */
-const snap = ({ tra = NA, sire = NA, ...overrides }: Fixture = {}): ReservationRow =>
-  reservationRow({
-    guests_registered: 2,
-    registration_complete: true,
-    completed_at: new Date("2026-12-02T12:00:00Z"),
-    ...overrides,
-    tra: {
-      status: tra.status,
-      reported_at: answered(tra.status) ? "2026-12-04T15:00:00.000Z" : null,
-      sends_on: tra.status === "not_applicable" ? null : CHECK_IN,
-      mincit_code: tra.status === "success" ? 11 : null
-    },
-    tra_reported: tra.reported,
-    sire: {
-      status: sire.status,
-      reported_at: answered(sire.status) ? "2026-12-04T15:00:00.000Z" : null,
-      foreign_guests: sire.status === "not_applicable" ? 0 : 1,
-      exit: NO_EXIT
-    },
-    sire_reported: sire.reported
-  })
-/** Registration open: one of three guests registered. */
-const open = (overrides: Fixture = {}) =>
-  snap({ guests_count: 3, guests_registered: 1, registration_complete: false, completed_at: null, ...overrides })
+const { snap, open } = reportFixtures("2026-12-04T15:00:00.000Z", CHECK_IN)
 /** The report as the row holds it. */
 const stateOf = (row: State, report: "tra" | "sire"): ReportState => ({
   status: row[report].status,
