@@ -113,6 +113,7 @@ const MODULE_ORDER = [
   ["shared"],
   ["config"],
   ["db", "secrets", "net", "trm"],
+  ["jobs"],
   ["http", "telemetry", "mail", "audit", "accounts"],
   ["ratelimit"],
   ["auth"],

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { DateTime, Duration, Effect, Exit, Option, Redacted, Schedule, Schema } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
-import { JobLeases } from "../db/JobLeases.ts"
+import { JobLeases } from "../jobs/JobLeases.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import type { GuestRow, ReservationRow } from "../reservations/ReservationRow.ts"
 import { SecretBox } from "../secrets/SecretBox.ts"

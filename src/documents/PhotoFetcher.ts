@@ -1,7 +1,7 @@
 import { HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
-import { JobLeases } from "../db/JobLeases.ts"
+import { JobLeases } from "../jobs/JobLeases.ts"
 import { OutboundFailed, SafeHttp } from "../net/SafeHttp.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import { Command } from "../reservations/machine/Machine.ts"

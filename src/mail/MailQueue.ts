@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Duration, Effect, Either, Fiber, FiberSet, Layer, Option, Schedule } from "effect"
-import { JobLeases } from "../db/JobLeases.ts"
+import { JobLeases } from "../jobs/JobLeases.ts"
 import { delayBeforeRetry } from "../shared/DurableRetry.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import { type MailFailed, Mailer } from "./Mailer.ts"

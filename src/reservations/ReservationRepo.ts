@@ -311,7 +311,7 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           ? Effect.void
           : sql`UPDATE reservations SET report_lease_until = ${until}
               WHERE id IN (${inIdOrder(ids)}) AND report_lease_until IS NOT NULL`.pipe(Effect.asVoid, Effect.orDie),
-      /** A stopping process gives back the leases it still holds at `until` (`db/JobLeases.ts`); answers how many. */
+      /** A stopping process gives back the leases it still holds at `until` (`jobs/JobLeases.ts`); answers how many. */
       releaseReportLeasesHeldUntil: (ids: ReadonlyArray<string>, until: Date) =>
         ids.length === 0
           ? Effect.succeed(0)

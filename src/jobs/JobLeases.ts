@@ -56,7 +56,7 @@ const untracked: JobLeasesShape = {
  * Tracking is the composition root's choice: without a `JobLeases` provided (a test building one service),
  * nothing is tracked and leases simply lapse, as after a crash.
  */
-export class JobLeases extends Context.Reference<JobLeases>()("db/JobLeases", { defaultValue: () => untracked }) {}
+export class JobLeases extends Context.Reference<JobLeases>()("jobs/JobLeases", { defaultValue: () => untracked }) {}
 
 /** A registry for one process. */
 export const make: Effect.Effect<JobLeasesShape> = Effect.sync(() => {

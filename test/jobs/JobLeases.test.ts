@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
-import { JobLeases, make } from "../../src/db/JobLeases.ts"
+import { JobLeases, make } from "../../src/jobs/JobLeases.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 
 /**
