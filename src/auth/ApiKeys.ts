@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
-import { PgPool, rawQuery } from "../db/Database.ts"
+import { query } from "../db/Database.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { KeyLimitReached, KeyNotFound } from "../shared/errors.ts"
 import * as ApiKey from "./ApiKey.ts"
@@ -24,20 +24,22 @@ interface VerifiedRow {
   readonly tests: number
 }
 
-// The key lookup of every partner request, on the raw pool (`rawQuery`, docs/performance.md). bench/baseline.ts
-// sends the same text, and bench/run.sh checks that PostgreSQL receives identical statements from both.
-const VERIFY_SQL = `
-            SELECT k.id AS key_id, k.account_id, k.environment,
-                   a.reads_per_minute AS reads, a.writes_per_minute AS writes, a.tests_per_minute AS tests
-            FROM api_keys k JOIN accounts a ON a.id = k.account_id
-            WHERE k.key_hash = $1 AND k.revoked_at IS NULL`
-
 /** Issue, revoke, list and verify API keys. Keys are stored only as SHA-256 hashes (design §3). */
 export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
   dependencies: [Accounts.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const pool = yield* PgPool
+    /**
+     * The key by its hash, with its account's limits: the lookup of every partner request, run with `query`
+     * (docs/performance.md). bench/baseline.ts sends the same text, and bench/run.sh checks that PostgreSQL
+     * receives identical statements from both.
+     */
+    const verifyStatement = (keyHash: string) =>
+      sql<VerifiedRow>`
+            SELECT k.id AS key_id, k.account_id, k.environment,
+                   a.reads_per_minute AS reads, a.writes_per_minute AS writes, a.tests_per_minute AS tests
+            FROM api_keys k JOIN accounts a ON a.id = k.account_id
+            WHERE k.key_hash = ${keyHash} AND k.revoked_at IS NULL`
     const accounts = yield* Accounts
 
     /** At most 3 active keys per environment: the account row lock serialises concurrent creations. */
@@ -101,7 +103,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
     const verify = (key: string): Effect.Effect<Option.Option<AuthenticatedKey>> =>
       ApiKey.parse(key)._tag === "None"
         ? Effect.succeed(Option.none())
-        : Effect.map(rawQuery<VerifiedRow>(pool, VERIFY_SQL, [ApiKey.hash(key)]), (rows) =>
+        : Effect.map(Effect.orDie(query(verifyStatement(ApiKey.hash(key)))), (rows) =>
           Option.map(Option.fromNullable(rows[0]), (row) => ({
             keyId: row.key_id,
             accountId: row.account_id,

@@ -23,51 +23,42 @@ export class Database extends Context.Tag("db/Database")<Database, DatabaseInfo>
 /** The `pg` pool behind the `SqlClient`, for the few hot paths measured in docs/performance.md. */
 export class PgPool extends Context.Tag("db/PgPool")<PgPool, Pg.Pool>() {}
 
-/**
- * One statement on the raw pool, skipping @effect/sql's per-statement cost (docs/performance.md). Only for the
- * measured hot reads: it never joins a `sql.withTransaction` (with the embedded database's single connection,
- * calling it inside one would wait forever). Failures are defects, like `Effect.orDie` on the `SqlClient`.
- */
-export const rawQuery = <R extends Pg.QueryResultRow>(
-  pool: Pg.Pool,
-  text: string,
-  values: ReadonlyArray<unknown>
-): Effect.Effect<ReadonlyArray<R>> =>
-  Effect.async((resume) => {
-    pool.query<R>(text, values as Array<unknown>, (error, result) => {
-      resume(error ? Effect.die(error) : Effect.succeed(result.rows))
-    })
-  })
-
 // The tracer Effect uses when none is installed: its spans are never exported (traces off, docs/observability.md).
 const nativeTracer = Effect.runSync(Effect.tracer)
 
+/** A statement on the pool itself, outside any transaction: `pg`'s own call, failing as @effect/sql fails. */
+const onPool = <A extends object>(pool: Pg.Pool, text: string, params: ReadonlyArray<unknown>) =>
+  Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
+    pool.query(text, [...params], (error: Error | undefined, result: Pg.QueryResult) => {
+      resume(
+        error
+          ? Effect.fail(new SqlError.SqlError({ cause: error, message: "Failed to execute statement" }))
+          : Effect.succeed(result.rows)
+      )
+    })
+  })
+
 /**
- * An `@effect/sql` statement run inside the current transaction on that transaction's own `pg` client, skipping
- * the library's per-statement pipeline (a scope, the connection lookup, a span: ~30 % of a short statement's
- * CPU; docs/performance.md, "Statements inside a transaction: `inTransaction`"). Same text, same parameters,
- * same rows (no name transforms are configured), the same `SqlError` on failure, and the `sql.execute` span
- * with its `db.query.text` when traces are exported. Outside a transaction, or when the connection is not the
- * `@effect/sql-pg` one it knows (`pg` client in its `pg` field), it runs the statement as usual.
+ * The one way to run SQL fast (docs/performance.md, "One way to run SQL: `query`"). Every statement is built
+ * with `sql`; `query` runs it without @effect/sql's per-statement pipeline (a scope, the connection lookup, a
+ * span: ~30 % of a short statement's CPU): inside a transaction on that transaction's connection (through the
+ * library's typed `Connection`), so it belongs to the transaction; outside, on the `PgPool` directly (the hot
+ * reads: the key lookup, endpoint 1, a reservation by external_id). Same text, same parameters, same rows (no
+ * name transforms are configured), the same `SqlError` on failure, and the `sql.execute` span with its
+ * `db.query.text` when traces are exported. Without a `PgPool` (a service built alone in a test) it runs the
+ * statement as usual.
  */
-export const inTransaction = <A extends object>(
+export const query = <A extends object>(
   statement: Statement.Statement<A>
 ): Effect.Effect<ReadonlyArray<A>, SqlError.SqlError> =>
-  Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
-    const client = Option.isSome(transaction)
-      ? (transaction.value[0] as { readonly pg?: Pg.PoolClient }).pg
-      : undefined
-    if (client === undefined || typeof client.query !== "function") return statement
+  Effect.flatMap(Effect.context<never>(), (context) => {
+    const transaction = Context.getOption(context, SqlClient.TransactionConnection)
+    const pool = Context.getOption(context, PgPool)
+    if (Option.isNone(transaction) && Option.isNone(pool)) return statement
     const [text, params] = statement.compile()
-    const run = Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
-      client.query(text, params as Array<unknown>, (error: Error | undefined, result: Pg.QueryResult) => {
-        resume(
-          error
-            ? Effect.fail(new SqlError.SqlError({ cause: error, message: "Failed to execute statement" }))
-            : Effect.succeed(result.rows as ReadonlyArray<A>)
-        )
-      })
-    })
+    const run: Effect.Effect<ReadonlyArray<A>, SqlError.SqlError> = Option.isSome(transaction)
+      ? transaction.value[0].execute(text, params, undefined)
+      : onPool<A>(Option.getOrThrow(pool), text, params)
     return Effect.tracerWith((tracer) =>
       tracer === nativeTracer ? run : Effect.withSpan(run, "sql.execute", {
         kind: "client",
@@ -76,6 +67,9 @@ export const inTransaction = <A extends object>(
       })
     )
   })
+
+/** The name the transaction's statements were written with; the same function (kept while call sites move). */
+export const inTransaction = query
 
 /** The failure that stops start-up when the database cannot be reached, with a message for the operator. */
 export class DatabaseUnavailable extends Error {

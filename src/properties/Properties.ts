@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql"
 import { Effect, Either, Redacted } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
-import { PgPool, rawQuery } from "../db/Database.ts"
+import { query } from "../db/Database.ts"
 import { isUniqueViolation } from "../db/SqlErrors.ts"
 import { SecretBox } from "../secrets/SecretBox.ts"
 import { ExternalIdInUse, InvalidRequest, PropertyNotFound } from "../shared/errors.ts"
@@ -71,11 +71,6 @@ export interface ReportingSettingsChange {
   readonly sire_city_code?: string | null
 }
 
-// Endpoint 1 on the raw pool (`rawQuery`, docs/performance.md); bench/baseline.ts sends the same text.
-const LIST_SQL = `
-        SELECT ${PROPERTY_COLUMNS} FROM properties
-        WHERE account_id = $1 AND environment = $2
-        ORDER BY created_at, id`
 
 export const toProperty = (row: PropertyRow): Property => ({
   property_id: row.id,
@@ -116,14 +111,22 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
   dependencies: [Accounts.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const pool = yield* PgPool
     const accounts = yield* Accounts
     // The TRA token is stored sealed (design §3); only the report run opens it (`DueReports`).
     const box = yield* SecretBox
 
-    /** Endpoint 1: every property of the key's (account, environment). Hot path: one indexed statement. */
+    /**
+     * Endpoint 1: every property of the key's (account, environment). Hot path: one indexed statement, run with
+     * `query` (docs/performance.md); bench/baseline.ts sends the same text.
+     */
     const list = (key: AuthenticatedKey): Effect.Effect<Array<Property>> =>
-      Effect.map(rawQuery<PropertyRow>(pool, LIST_SQL, [key.accountId, key.environment]), (rows) => rows.map(toProperty))
+      Effect.map(
+        query(sql<PropertyRow>`
+        SELECT ${sql.literal(PROPERTY_COLUMNS)} FROM properties
+        WHERE account_id = ${key.accountId} AND environment = ${key.environment}
+        ORDER BY created_at, id`).pipe(Effect.orDie),
+        (rows) => rows.map(toProperty)
+      )
 
     /** Endpoint 2: all-or-nothing; rows of the scope are locked so concurrent batches serialise. */
     const map = (key: AuthenticatedKey, batch: ReadonlyArray<PropertyMapping>) =>

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option, Schema } from "effect"
-import { inTransaction, PgPool, rawQuery } from "../db/Database.ts"
+import { inTransaction, query } from "../db/Database.ts"
 import type { Environment } from "../shared/Environment.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import { GuestRow, type NewGuest, ReservationRow } from "./ReservationRow.ts"
@@ -12,14 +12,6 @@ import type { State } from "./machine/State.ts"
  * any other infrastructure failure. Writes are called by `Reservations` (the one transition path) and by the
  * report runs' job bookkeeping (leases); nothing else writes these tables.
  */
-
-// The reservation by external_id on the raw pool (`rawQuery`, docs/performance.md): the pre-check of a creation
-// and the read of endpoints 6 and 8, never inside a transaction. Its text is the one `findByExternalId` sends
-// (whitespace included, with the empty FOR UPDATE fragment), so bench/run.sh's same-SQL check covers both.
-const FIND_SQL = `
-        SELECT * FROM reservations
-        WHERE account_id = $1 AND environment = $2 AND external_id = $3
-        `
 
 /** The three values that name a reservation from the partner's side (design §6.1). */
 /** A reservation a report run claimed, with the trace of the request that made it (design §9). */
@@ -80,7 +72,6 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
      */
     const inIdOrder = (ids: ReadonlyArray<string>) =>
       sql`SELECT id FROM reservations WHERE id IN ${sql.in(ids)} ORDER BY id FOR UPDATE`
-    const pool = yield* PgPool
 
     const reservations = decodedWith(ReservationRow)
     const guestRows = decodedWith(GuestRow)
@@ -88,18 +79,20 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
     const one = <A>(rows: ReadonlyArray<A>) =>
       rows[0] === undefined ? Effect.dieMessage("the statement returned no row") : Effect.succeed(rows[0])
 
-    return {
-      /** Outside any transaction, on the raw pool (a hot read: endpoints 6 and 8, a creation's pre-check). */
-      findCommitted: (ref: ExternalRef) =>
-        rawQuery(pool, FIND_SQL, [ref.accountId, ref.environment, ref.externalId]).pipe(
-          Effect.flatMap(reservations),
-          Effect.map(first)
-        ),
-      findByExternalId: (ref: ExternalRef, options: { readonly lock: boolean }) =>
-        inTransaction(sql`
+    /**
+     * The reservation by external_id, locked or not. Run with `query` (docs/performance.md): on the pool outside
+     * a transaction, on the transaction's connection inside one; bench/run.sh's same-SQL check covers the text.
+     */
+    const byExternalId = (ref: ExternalRef, lock: boolean) =>
+      query(sql`
         SELECT * FROM reservations
         WHERE account_id = ${ref.accountId} AND environment = ${ref.environment} AND external_id = ${ref.externalId}
-        ${options.lock ? sql`FOR UPDATE` : sql``}`).pipe(Effect.orDie, Effect.flatMap(reservations), Effect.map(first)),
+        ${lock ? sql`FOR UPDATE` : sql``}`).pipe(Effect.orDie, Effect.flatMap(reservations), Effect.map(first))
+
+    return {
+      /** Outside any transaction: the pre-check of a creation and the read of endpoints 6 and 8 (a hot read). */
+      findCommitted: (ref: ExternalRef) => byExternalId(ref, false),
+      findByExternalId: (ref: ExternalRef, options: { readonly lock: boolean }) => byExternalId(ref, options.lock),
       /** The reservation, locked until the end of the caller's transaction. */
       lock: (id: string) =>
         inTransaction(sql`SELECT * FROM reservations WHERE id = ${id} FOR UPDATE`).pipe(

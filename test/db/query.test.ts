@@ -3,14 +3,15 @@ import { PgClient } from "@effect/sql-pg"
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { Cause, Effect, Exit, Layer, Option, Tracer } from "effect"
 import Pg from "pg"
-import { inTransaction } from "../../src/db/Database.ts"
+import { PgPool, query } from "../../src/db/Database.ts"
 import { isUniqueViolation } from "../../src/db/SqlErrors.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 
 /**
- * `inTransaction` runs an `@effect/sql` statement on the transaction's own `pg` client (docs/performance.md):
- * it must answer what the statement answers, fail as it fails, belong to the transaction (rolled back with it),
- * and keep the `sql.execute` span when traces are exported. Real PostgreSQL.
+ * `query`, the one way to run SQL fast (docs/performance.md): an `@effect/sql` statement on the transaction's own
+ * connection inside one, on the `PgPool` outside. It must answer what the statement answers, fail as it fails,
+ * belong to the transaction (rolled back with it), and keep the `sql.execute` span when traces are exported.
+ * Real PostgreSQL.
  */
 
 let db: TestDatabase
@@ -51,13 +52,13 @@ test("inside a transaction: the rows the statement answers, on the transaction's
   const exit = await run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const house = yield* sql.unsafe(ROW)
-    const fast = yield* sql.withTransaction(inTransaction(sql.unsafe(ROW)))
+    const fast = yield* sql.withTransaction(query(sql.unsafe(ROW)))
     // Same backend as the transaction's own statements: it sees the transaction's uncommitted row.
     const seen = yield* sql.withTransaction(Effect.gen(function*() {
       yield* sql`INSERT INTO items ${sql.insert({ id: 1, note: "draft" })}`
-      const [mine] = yield* inTransaction(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`)
+      const [mine] = yield* query(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`)
       const [theirs] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
-      const rows = yield* inTransaction(sql<{ note: string }>`SELECT note FROM items WHERE id = ${1}`)
+      const rows = yield* query(sql<{ note: string }>`SELECT note FROM items WHERE id = ${1}`)
       return { same: mine?.pid === theirs?.pid, rows }
     }))
     return { house, fast, seen }
@@ -74,8 +75,8 @@ test("a failure is the statement's SqlError, and the transaction rolls back with
   const exit = await run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return yield* sql.withTransaction(Effect.gen(function*() {
-      yield* inTransaction(sql`INSERT INTO items ${sql.insert({ id: 3, note: "rolled back" })}`)
-      yield* inTransaction(sql`INSERT INTO items ${sql.insert({ id: 2, note: "duplicate" })}`)
+      yield* query(sql`INSERT INTO items ${sql.insert({ id: 3, note: "rolled back" })}`)
+      yield* query(sql`INSERT INTO items ${sql.insert({ id: 2, note: "duplicate" })}`)
     }))
   }))
   const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
@@ -85,13 +86,46 @@ test("a failure is the statement's SqlError, and the transaction rolls back with
   expect(await db.query("SELECT id, note FROM items ORDER BY id")).toEqual([{ id: 2, note: "kept" }])
 })
 
-test("outside a transaction it is the statement itself", async () => {
+test("outside a transaction, without a PgPool (a service built alone), it is the statement itself", async () => {
   const exit = await run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    return { fast: yield* inTransaction(sql.unsafe(ROW)), house: yield* sql.unsafe(ROW) }
+    return { fast: yield* query(sql.unsafe(ROW)), house: yield* sql.unsafe(ROW) }
   }))
   if (!Exit.isSuccess(exit)) throw new Error(String(exit.cause))
   expect(exit.value.fast).toEqual(exit.value.house)
+})
+
+test("outside a transaction, with the PgPool: on the pool, the same rows, and a failure is the statement's SqlError", async () => {
+  await db.query("DELETE FROM items")
+  await db.query("INSERT INTO items VALUES (4, 'four')")
+  const exit = await run(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const house = yield* sql.unsafe(ROW)
+    const fast = yield* query(sql.unsafe(ROW))
+    const failed = yield* Effect.flip(query(sql`INSERT INTO items ${sql.insert({ id: 4, note: "again" })}`))
+    return { house, fast, failed }
+  }).pipe(Effect.provideService(PgPool, pool)))
+  if (!Exit.isSuccess(exit)) throw new Error(String(exit.cause))
+  expect(exit.value.fast).toEqual(exit.value.house)
+  expect(exit.value.failed).toBeInstanceOf(SqlError.SqlError)
+  expect(isUniqueViolation(exit.value.failed)).toBe(true)
+})
+
+test("with a one-connection pool (the embedded database), inside a transaction it joins it instead of waiting for the pool", async () => {
+  const single = new Pg.Pool({ connectionString: db.url, max: 1 })
+  try {
+    const exit = await run(
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql.withTransaction(query(sql<{ n: number }>`SELECT ${5}::int AS n`))
+      }).pipe(Effect.provideService(PgPool, single), Effect.timeout("5 seconds")),
+      PgClient.layerFromPool({ acquire: Effect.succeed(single) })
+    )
+    if (!Exit.isSuccess(exit)) throw new Error(String(exit.cause))
+    expect(exit.value).toEqual([{ n: 5 }])
+  } finally {
+    await single.end()
+  }
 })
 
 test("traces exported: the statement keeps its sql.execute span with the query text; the house path is not taken", async () => {
@@ -99,8 +133,8 @@ test("traces exported: the statement keeps its sql.execute span with the query t
   const layer = Layer.merge(PgClient.layerFromPool({ acquire: Effect.succeed(pool) }), Layer.setTracer(tracer))
   const exit = await run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* sql.withTransaction(inTransaction(sql`SELECT ${1}::int AS inside`))
-    yield* inTransaction(sql`SELECT ${2}::int AS outside`)
+    yield* sql.withTransaction(query(sql`SELECT ${1}::int AS inside`))
+    yield* query(sql`SELECT ${2}::int AS outside`)
   }), layer)
   if (!Exit.isSuccess(exit)) throw new Error(String(exit.cause))
   const statements = spans.filter((span) => span.name === "sql.execute")
