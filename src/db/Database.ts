@@ -78,10 +78,8 @@ export class DatabaseUnavailable extends Error {
 
 // `date` columns stay "YYYY-MM-DD" strings: pg's default parser would turn them into a local-midnight Date.
 const DATE_OID = 1082
-const types: Pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === DATE_OID ? (value: string) => value : Pg.types.getTypeParser(oid, format)) as never
-}
+const types = new Pg.TypeOverrides()
+types.setTypeParser(DATE_OID, "text", (value) => value)
 
 const redactUrl = (url: string) => {
   try {
