@@ -28,7 +28,12 @@ export interface ReportQueue {
 export const make = (lease: Duration.DurationInput): Effect.Effect<ReportQueue, never, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const queue = yield* JobQueue.make({ kind: "report", table: "reservations", leaseColumn: "report_lease_until", lease })
+    const queue = yield* JobQueue.make({
+      kind: "report",
+      table: "reservations",
+      leaseColumn: "report_lease_until",
+      lease
+    })
     return {
       claimDue: (options) =>
         queue.claim((taken) => claimDueReports(taken, options).pipe(Effect.provideService(SqlClient.SqlClient, sql))),

@@ -136,10 +136,8 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           Effect.flatMap(one)
         ),
       /**
-       * Several reservations, locked in id order until the end of the caller's transaction. Every statement that
-       * locks several reservations takes them in this one order (the report leases' too, `ReportQueue.ts`), so two
-       * never wait on each other in a circle: a run's lease renewal once deadlocked with the same run settling a
-       * SIRE file (found by the model-based test).
+       * Several reservations, locked in id order until the end of the caller's transaction. Every statement locking
+       * several takes this one order (the report leases too, `ReportQueue.ts`), so two never deadlock in a circle.
        */
       lockAll: (ids: ReadonlyArray<string>) =>
         ids.length === 0 ? Effect.succeed<ReadonlyArray<ReservationRow>>([]) : inTransaction(sql`
