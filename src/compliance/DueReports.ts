@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { DateTime, Duration, Effect, Exit, Option, Redacted, Schedule, Schema } from "effect"
+import { Duration, Effect, Exit, Option, Redacted, Schedule, Schema } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
-import { JobLeases } from "../jobs/JobLeases.ts"
+import * as ReportQueue from "../reservations/ReportQueue.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import type { GuestRow, ReservationRow } from "../reservations/ReservationRow.ts"
 import { SecretBox } from "../secrets/SecretBox.ts"
@@ -47,7 +47,7 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ReservationRepo
     const { reportLease } = yield* AppConfig
-    const leases = yield* (yield* JobLeases).register("report", repo.releaseReportLeasesHeldUntil)
+    const queue = yield* ReportQueue.make(reportLease)
     const box = yield* SecretBox
 
     const profileOf = SqlSchema.single({
@@ -60,16 +60,7 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
     })
 
     /** The next batch of due reservations, leased to this run. */
-    const claim = (today: string, force: boolean) =>
-      Effect.gen(function*() {
-        const now = yield* DateTime.now
-        const leaseUntil = DateTime.toDateUtc(DateTime.addDuration(now, reportLease))
-        return yield* leases.claimed(
-          repo.claimDueReports({ today, force, at: DateTime.toDateUtc(now), leaseUntil, limit: CLAIM_BATCH }),
-          leaseUntil,
-          (report) => report.id
-        )
-      })
+    const claim = (today: string, force: boolean) => queue.claimDue({ today, force, limit: CLAIM_BATCH })
 
     /**
      * One reservation with its registered guests and its property; `profiles` caches properties for the length
@@ -109,10 +100,7 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
      */
     const holding = <A, E, R>(claimed: ReadonlyArray<string>, work: Effect.Effect<A, E, R>) =>
       Effect.scoped(Effect.gen(function*() {
-        const renew = Effect.flatMap(DateTime.now, (now) => {
-          const until = DateTime.toDateUtc(DateTime.addDuration(now, reportLease))
-          return leases.claimed(Effect.as(repo.renewReportLeases(claimed, until), claimed), until, (id) => id)
-        })
+        const renew = Effect.suspend(() => queue.renew(claimed))
         const every = Option.getOrElse(Duration.divide(reportLease, 3), () => reportLease)
         yield* Effect.forkScoped(Effect.schedule(
           Effect.catchAllCause(renew, (cause) => Effect.logWarning("report lease renewal failed", cause)),
@@ -120,13 +108,9 @@ export class DueReports extends Effect.Service<DueReports>()("compliance/DueRepo
         ))
         // A run that failed leaves its leases to lapse, as before; one interrupted by a shutdown keeps them noted,
         // and the stopping process gives them back.
-        return yield* Effect.onExit(work, (exit) => Exit.isInterrupted(exit) ? Effect.void : leases.settled(claimed))
+        return yield* Effect.onExit(work, (exit) => Exit.isInterrupted(exit) ? Effect.void : queue.settled(claimed))
       }))
 
-    /** The run recorded what it claimed: its leases are given back. */
-    const release = (ids: ReadonlyArray<string>) =>
-      repo.releaseReportLeases(ids).pipe(Effect.zipRight(leases.settled(ids)))
-
-    return { claim, load, profiles, holding, release } as const
+    return { claim, load, profiles, holding, release: queue.release } as const
   })
 }) {}

@@ -1,12 +1,11 @@
 import { HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
-import { JobLeases } from "../jobs/JobLeases.ts"
+import * as JobQueue from "../jobs/JobQueue.ts"
 import { OutboundFailed, SafeHttp } from "../net/SafeHttp.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import { Command } from "../reservations/machine/Machine.ts"
 import { Reservations } from "../reservations/Reservations.ts"
-import { delayBeforeRetry } from "../shared/DurableRetry.ts"
 import { MAX_DOCUMENT_BYTES, sniffDocument } from "./DocumentKind.ts"
 import { type DocumentSide, DocumentStore } from "./DocumentStore.ts"
 import * as GuestDocuments from "./GuestDocuments.ts"
@@ -46,8 +45,8 @@ const transientStatus = (status: number) => status >= 500 || status === 408 || s
 /**
  * Downloads document photos in the background under the outbound-URL rules (design §6.5, §7): through
  * `SafeHttp` (public HTTPS address checked and pinned, no redirects), at most 10 MB, JPEG/PNG/PDF by content.
- * Jobs are rows claimed with `FOR UPDATE SKIP LOCKED` under a lease, so any number of workers share them and
- * a crash mid-download only delays a photo until the lease runs out.
+ * Jobs are rows of the one job queue (`jobs/JobQueue.ts`): claimed with `FOR UPDATE SKIP LOCKED` under a lease,
+ * so any number of workers share them and a crash mid-download only delays a photo until the lease runs out.
  */
 export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/PhotoFetcher", {
   // Reservations comes from the composition root, with the ports it needs (`App.ReservationsLayer`).
@@ -58,30 +57,14 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
     const http = yield* SafeHttp
     const store = yield* DocumentStore
 
-    const leases = yield* (yield* JobLeases).register("document photo", (ids, until) =>
-      sql<{ id: string }>`
-        UPDATE document_fetches SET lease_until = NULL
-        WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
-        .pipe(Effect.map((rows) => rows.length), Effect.orDie))
+    const queue = yield* JobQueue.make({ kind: "document photo", table: "document_fetches", lease: PHOTO_LEASE })
 
-    const claim = (limit: number) => Effect.gen(function*() {
-      const now = yield* DateTime.now
-      const leaseUntil = DateTime.toDateUtc(DateTime.addDuration(now, PHOTO_LEASE))
-      const at = DateTime.toDateUtc(now)
-      return yield* leases.claimed(sql<ClaimedFetch>`
-        UPDATE document_fetches SET lease_until = ${leaseUntil}, attempts = attempts + 1
-        WHERE id IN (
-          SELECT id FROM document_fetches
-          WHERE state = 'pending' AND next_attempt_at <= ${at} AND (lease_until IS NULL OR lease_until <= ${at})
-          ORDER BY next_attempt_at
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING id, guest_id, side, url, attempts, trace_parent,
-          (SELECT reservation_id FROM guests WHERE guests.id = document_fetches.guest_id) AS reservation_id`,
-        leaseUntil,
-        (job) => job.id
+    const claim = (limit: number) =>
+      queue.claimDue<ClaimedFetch>(
+        limit,
+        `id, guest_id, side, url, attempts, trace_parent,
+          (SELECT reservation_id FROM guests WHERE guests.id = document_fetches.guest_id) AS reservation_id`
       )
-    })
 
     const download = (job: ClaimedFetch) =>
       http.execute(HttpClientRequest.get(job.url), { maxBodyBytes: MAX_DOCUMENT_BYTES, timeout: PHOTO_TIMEOUT }).pipe(
@@ -120,8 +103,8 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
 
     const record = (job: ClaimedFetch, outcome: Outcome) =>
       Effect.gen(function*() {
-        const now = yield* DateTime.now
-        const at = DateTime.toDateUtc(now)
+        const at = DateTime.toDateUtc(yield* DateTime.now)
+        const failed = (error: string) => queue.settle(job.id, { state: "failed", last_error: error, finished_at: at })
         switch (outcome._tag) {
           case "Stored":
             return yield* Effect.gen(function*() {
@@ -132,39 +115,27 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
                 sizeBytes: outcome.size,
                 at
               }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
-              yield* sql`
-                UPDATE document_fetches SET state = 'stored', lease_until = NULL, last_error = NULL, finished_at = ${at}
-                WHERE id = ${job.id}`
+              yield* queue.settle(job.id, { state: "stored", last_error: null, finished_at: at })
               if (job.side === "front") {
                 // The guest is the job's own (the claim read its reservation): a refusal would be a defect.
                 yield* reservations.apply(job.reservation_id, Command.DocumentFetched({ guestId: job.guest_id })).pipe(Effect.orDie)
               }
             }).pipe(sql.withTransaction)
           case "Transient": {
-            const delay = yield* delayBeforeRetry(PHOTO_RETRIES, job.attempts, undefined)
-            if (Option.isSome(delay)) {
-              const next = DateTime.toDateUtc(DateTime.addDuration(now, delay.value))
-              return yield* sql`
-                UPDATE document_fetches SET next_attempt_at = ${next}, lease_until = NULL, last_error = ${outcome.error}
-                WHERE id = ${job.id}`
-            }
-            return yield* sql`
-              UPDATE document_fetches SET state = 'failed', lease_until = NULL, last_error = ${outcome.error},
-                finished_at = ${at}
-              WHERE id = ${job.id}`
+            const retryAt = yield* JobQueue.nextAttemptAt(PHOTO_RETRIES, job.attempts, undefined)
+            return yield* Option.match(retryAt, {
+              onNone: () => failed(outcome.error),
+              onSome: (next) => queue.settle(job.id, { next_attempt_at: next, last_error: outcome.error })
+            })
           }
           case "Permanent":
-            return yield* sql`
-              UPDATE document_fetches SET state = 'failed', lease_until = NULL, last_error = ${outcome.error},
-                finished_at = ${at}
-              WHERE id = ${job.id}`
+            return yield* failed(outcome.error)
         }
       })
 
     const work = (job: ClaimedFetch) =>
       download(job).pipe(
         Effect.flatMap((outcome) => record(job, outcome)),
-        Effect.zipRight(leases.settled([job.id])),
         Effect.withSpan("PhotoFetcher.fetch", {
           attributes: { "document.side": job.side },
           ...TraceContext.parentOf(job.trace_parent)
@@ -189,11 +160,5 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
  */
 export const loop = Layer.scopedDiscard(Effect.gen(function*() {
   const fetcher = yield* PhotoFetcher
-  const one = fetcher.runDue(1).pipe(
-    Effect.catchAllCause((cause) => Effect.logWarning("document photo fetch failed", cause).pipe(Effect.as(0)))
-  )
-  // While jobs keep coming, take the next at once; when none was due, wait for the next poll.
-  const drain: Effect.Effect<void> = Effect.flatMap(one, (claimed) => claimed > 0 ? drain : Effect.void)
-  const worker = Effect.repeat(drain, Schedule.spaced(PHOTO_POLL_EVERY))
-  for (let i = 0; i < PHOTO_WORKERS; i++) yield* Effect.forkScoped(worker)
+  yield* JobQueue.poll("document photo fetch", fetcher.runDue(1), { every: PHOTO_POLL_EVERY, workers: PHOTO_WORKERS })
 }))

@@ -141,9 +141,9 @@ export const make = (spec: QueueSpec): Effect.Effect<JobQueue, never, SqlClient.
  * answers how many jobs it claimed) again at once while it finds work, and every `every` when none was due. A
  * round's failure is logged and the fiber goes on.
  */
-export const poll = (
+export const poll = <E>(
   kind: string,
-  round: Effect.Effect<number>,
+  round: Effect.Effect<number, E>,
   options: { readonly every: Duration.DurationInput; readonly workers?: number }
 ): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {

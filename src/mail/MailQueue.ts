@@ -1,7 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { DateTime, Duration, Effect, Either, Fiber, FiberSet, Layer, Option, Schedule } from "effect"
-import { JobLeases } from "../jobs/JobLeases.ts"
-import { delayBeforeRetry } from "../shared/DurableRetry.ts"
+import * as JobQueue from "../jobs/JobQueue.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import { type MailFailed, Mailer } from "./Mailer.ts"
 import { type MailLanguage, type MailTemplate, render } from "./Messages.ts"
@@ -79,19 +78,16 @@ export interface ClaimedMail {
 
 /**
  * The mail outbox (design §8): `enqueue` inside the transaction of the change that causes a message, and the
- * worker side — due rows claimed with `FOR UPDATE SKIP LOCKED` under a lease (so any number of instances share
- * the queue and a crashed worker's message is taken over when its lease ends), sent through the `Mailer`
+ * worker side — due rows of the one job queue (`jobs/JobQueue.ts`), claimed with `FOR UPDATE SKIP LOCKED` under a
+ * lease (so any number of instances share the queue and a crashed worker's message is taken over when its lease
+ * ends), sent through the `Mailer`
  * outside any transaction, and the outcome recorded: `sent`, retried later on `MAIL_RETRIES`, or `failed`.
  * Built from the `SqlClient` alone; only the sending side needs a `Mailer`.
  */
 export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const leases = yield* (yield* JobLeases).register("mail", (ids, until) =>
-      sql<{ id: string }>`
-        UPDATE mail_outbox SET lease_until = NULL
-        WHERE id IN ${sql.in(ids)} AND lease_until = ${until} RETURNING id`
-        .pipe(Effect.map((rows) => rows.length), Effect.orDie))
+    const queue = yield* JobQueue.make({ kind: "mail", table: "mail_outbox", lease: MAIL_LEASE })
 
     /** `enqueueMail` with this service's client; it still joins the caller's transaction. */
     const enqueue = (mail: MailToSend): Effect.Effect<string> =>
@@ -99,29 +95,14 @@ export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
 
     /** Leases up to `limit` due messages and counts the attempt. */
     const claim = (limit: number) =>
-      Effect.gen(function*() {
-        const now = yield* DateTime.now
-        const at = DateTime.toDateUtc(now)
-        const leaseUntil = DateTime.toDateUtc(DateTime.addDuration(now, MAIL_LEASE))
-        return yield* leases.claimed(sql<ClaimedMail>`
-          UPDATE mail_outbox SET lease_until = ${leaseUntil}, attempts = attempts + 1
-          WHERE id IN (
-            SELECT id FROM mail_outbox
-            WHERE state = 'pending' AND next_attempt_at <= ${at} AND (lease_until IS NULL OR lease_until <= ${at})
-            ORDER BY next_attempt_at
-            LIMIT ${limit}
-            FOR UPDATE SKIP LOCKED)
-          RETURNING id, recipient, template, subject, text_body, html_body, attempts, created_at, trace_parent`,
-          leaseUntil,
-          (job) => job.id
-        )
-      }).pipe(Effect.orDie)
+      queue.claimDue<ClaimedMail>(
+        limit,
+        "id, recipient, template, subject, text_body, html_body, attempts, created_at, trace_parent"
+      )
 
     const markFailed = (job: ClaimedMail, error: MailFailed, at: Date) =>
       Effect.zipRight(
-        sql`
-          UPDATE mail_outbox SET state = 'failed', lease_until = NULL, last_error = ${error.reason}
-          WHERE id = ${job.id}`,
+        queue.settle(job.id, { state: "failed", last_error: error.reason }),
         Effect.logError("e-mail failed for good").pipe(
           Effect.annotateLogs({
             mail_id: job.id,
@@ -137,23 +118,16 @@ export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
     /** Writes what one attempt came to. */
     const record = (job: ClaimedMail, outcome: Option.Option<MailFailed>) =>
       Effect.gen(function*() {
-        const now = yield* DateTime.now
-        const at = DateTime.toDateUtc(now)
+        const at = DateTime.toDateUtc(yield* DateTime.now)
         if (Option.isNone(outcome)) {
-          yield* sql`
-            UPDATE mail_outbox SET state = 'sent', sent_at = ${at}, lease_until = NULL, last_error = NULL
-            WHERE id = ${job.id}`
-          return
+          return yield* queue.settle(job.id, { state: "sent", sent_at: at, last_error: null })
         }
         const error = outcome.value
         if (!error.transient) return yield* markFailed(job, error, at)
-        const delay = yield* delayBeforeRetry(MAIL_RETRIES, job.attempts, undefined)
+        const next = yield* JobQueue.nextAttemptAt(MAIL_RETRIES, job.attempts, undefined)
         const giveUpAt = job.created_at.getTime() + Duration.toMillis(MAIL_GIVE_UP_AFTER)
-        const next = Option.map(delay, (gap) => DateTime.toDateUtc(DateTime.addDuration(now, gap)))
         if (Option.isNone(next) || next.value.getTime() > giveUpAt) return yield* markFailed(job, error, at)
-        yield* sql`
-          UPDATE mail_outbox SET next_attempt_at = ${next.value}, lease_until = NULL, last_error = ${error.reason}
-          WHERE id = ${job.id}`
+        yield* queue.settle(job.id, { next_attempt_at: next.value, last_error: error.reason })
         yield* Effect.logWarning("e-mail not sent; will retry").pipe(
           Effect.annotateLogs({
             mail_id: job.id,
@@ -170,8 +144,7 @@ export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
       Effect.flatMap(Mailer, (mailer) =>
         mailer.send({ to: job.recipient, subject: job.subject, text: job.text_body, html: job.html_body }).pipe(
           Effect.either,
-          Effect.flatMap((result) => record(job, Either.getLeft(result))),
-          Effect.zipRight(leases.settled([job.id]))
+          Effect.flatMap((result) => record(job, Either.getLeft(result)))
         )).pipe(Effect.withSpan("MailQueue.deliver", TraceContext.parentOf(job.trace_parent)))
 
     /** Claims up to `limit` due messages and sends them all at once; answers how many were claimed. */
@@ -196,7 +169,7 @@ export const loop = Layer.scopedDiscard(Effect.gen(function*() {
   const queue = yield* MailQueue
   const mailer = yield* Mailer
   const sends = yield* FiberSet.make<void, never>()
-  // Finalizers run in reverse: the loop fiber (forked below) stops, then this grace, then the set is closed.
+  // Finalizers run in reverse: the loop fiber (forked by `poll` below) stops, then this grace, then the set is closed.
   // A finalizer is uninterruptible: without `interruptible` the timeout could not end the wait, and a hanging
   // SMTP server would hold the shutdown for SMTP_SEND_TIMEOUT instead of this grace.
   yield* Effect.addFinalizer(() =>
@@ -212,10 +185,6 @@ export const loop = Layer.scopedDiscard(Effect.gen(function*() {
       )))
     yield* Fiber.awaitAll(fibers)
     return jobs.length
-  }).pipe(
-    Effect.catchAllCause((cause) => Effect.logWarning("e-mail delivery round failed", cause).pipe(Effect.as(0)))
-  )
-  // While a batch had work, take the next at once; when none was due, wait for the next poll.
-  const drain: Effect.Effect<void> = Effect.flatMap(round, (claimed) => claimed > 0 ? drain : Effect.void)
-  yield* Effect.forkScoped(Effect.repeat(drain, Schedule.spaced(MAIL_POLL_EVERY)))
+  })
+  yield* JobQueue.poll("e-mail delivery", round, { every: MAIL_POLL_EVERY })
 }))

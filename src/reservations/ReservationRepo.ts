@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option, Schema } from "effect"
 import { inTransaction, query } from "../db/Database.ts"
+import type { Lease } from "../jobs/JobQueue.ts"
 import type { Environment } from "../shared/Environment.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import { GuestRow, type NewGuest, ReservationRow } from "./ReservationRow.ts"
@@ -65,13 +66,6 @@ export interface ReportCursor {
 export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservations/ReservationRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    /**
-     * The ids of these reservations, their rows locked in id order. Every statement that locks several
-     * reservations takes them in this one order (`lockAll` too), so two never wait on each other in a circle: a
-     * run's lease renewal once deadlocked with the same run settling a SIRE file (found by the model-based test).
-     */
-    const inIdOrder = (ids: ReadonlyArray<string>) =>
-      sql`SELECT id FROM reservations WHERE id IN ${sql.in(ids)} ORDER BY id FOR UPDATE`
 
     const reservations = decodedWith(ReservationRow)
     const guestRows = decodedWith(GuestRow)
@@ -134,7 +128,10 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           Effect.flatMap(reservations),
           Effect.flatMap(one)
         ),
-      /** Several reservations, locked in id order until the end of the caller's transaction. */
+      /**
+       * Several reservations, locked in id order until the end of the caller's transaction. Every statement locking
+       * several takes this one order (the report leases too, `ReportQueue.ts`), so two never deadlock in a circle.
+       */
       lockAll: (ids: ReadonlyArray<string>) =>
         ids.length === 0 ? Effect.succeed<ReadonlyArray<ReservationRow>>([]) : inTransaction(sql`
           SELECT * FROM reservations WHERE id IN ${sql.in(ids)} ORDER BY id FOR UPDATE`).pipe(
@@ -230,41 +227,6 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           (rows) => rows.map((row) => row.id)
         ).pipe(Effect.orDie),
       /**
-       * Report runs (design §7): takes up to `limit` live reservations with a report due on or before `today`
-       * whose lease is free (and whose backoff wait is over, unless `force`), leasing them until `leaseUntil`.
-       * `FOR UPDATE SKIP LOCKED`: several instances share a run and none takes a reservation twice.
-       */
-      claimDueReports: (
-        options: {
-          readonly today: string
-          readonly force: boolean
-          readonly at: Date
-          readonly leaseUntil: Date
-          readonly limit: number
-        }
-      ) =>
-        sql<DueReport>`
-          UPDATE reservations SET report_lease_until = ${options.leaseUntil}
-          WHERE id IN (
-            SELECT id FROM reservations
-            WHERE environment = 'live'
-              AND (report_lease_until IS NULL OR report_lease_until <= ${options.at})
-              AND (
-                -- A cancelled reservation's report still pending was in flight at the cancellation: it is settled at
-                -- the next run, whatever its backoff (design §6.8, "Nothing stays pending for ever").
-                (reservation_status = 'cancelled' AND ((tra->>'status') = 'pending' OR (sire->>'status') = 'pending'))
-                OR ((
-                  (reservation_status <> 'cancelled'
-                    AND ((tra->>'status') = 'pending' OR (sire->>'status') = 'pending' OR tra_extension_from IS NOT NULL)
-                    AND check_in <= ${options.today})
-                  -- Exits go out on their own day, also after a cancellation (design §6.8).
-                  OR ((sire->'exit'->>'status') = 'pending' AND (sire->'exit'->>'sends_on') <= ${options.today}))
-                  AND (${options.force} OR report_retry_at IS NULL OR report_retry_at <= ${options.at})))
-            ORDER BY check_in, id
-            LIMIT ${options.limit}
-            FOR UPDATE SKIP LOCKED)
-          RETURNING id, trace_parent`.pipe(Effect.orDie),
-      /**
        * A page of live reports — TRA (1), SIRE entry (2) or SIRE exit (3) — in one of `statuses`, optionally of
        * one property, only overdue ones (due before `today` and not `success`), by due date, reservation and
        * report (`cli reports list`, design §9). `after` is the last report of the previous page; answers up to
@@ -297,28 +259,40 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
             LIMIT ${filter.limit + 1}`.pipe(Effect.orDie)
           const decoded = yield* reservations(rows)
           return decoded.map((row, index) => ({ row, ordinal: rows[index]!.report_ordinal, sends_on: rows[index]!.report_sends_on }))
-        }),
-      /** A run still working keeps what it claimed (design §7: the lease outlives no crash by more than its length). */
-      renewReportLeases: (ids: ReadonlyArray<string>, until: Date) =>
-        ids.length === 0
-          ? Effect.void
-          : sql`UPDATE reservations SET report_lease_until = ${until}
-              WHERE id IN (${inIdOrder(ids)}) AND report_lease_until IS NOT NULL`.pipe(Effect.asVoid, Effect.orDie),
-      /** A stopping process gives back the leases it still holds at `until` (`jobs/JobLeases.ts`); answers how many. */
-      releaseReportLeasesHeldUntil: (ids: ReadonlyArray<string>, until: Date) =>
-        ids.length === 0
-          ? Effect.succeed(0)
-          : sql<{ id: string }>`
-            UPDATE reservations SET report_lease_until = NULL
-            WHERE id IN (${inIdOrder(ids)}) AND report_lease_until = ${until}
-            RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
-      releaseReportLeases: (ids: ReadonlyArray<string>) =>
-        ids.length === 0
-          ? Effect.void
-          : sql`UPDATE reservations SET report_lease_until = NULL WHERE id IN (${inIdOrder(ids)})`.pipe(
-            Effect.asVoid,
-            Effect.orDie
-          )
+        })
     } as const
   })
 }) {}
+
+/**
+ * The claim of a report run (design §7; the queue is `ReportQueue.ts`): takes up to `limit` live reservations with a
+ * report due on or before `today` whose lease is free at `lease.at` (and whose backoff wait is over, unless
+ * `force`), leasing them until `lease.until`. `FOR UPDATE SKIP LOCKED`: several instances share a run and none
+ * takes a reservation twice.
+ */
+export const claimDueReports = (
+  lease: Lease,
+  options: { readonly today: string; readonly force: boolean; readonly limit: number }
+): Effect.Effect<ReadonlyArray<DueReport>, never, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<DueReport>`
+      UPDATE reservations SET report_lease_until = ${lease.until}
+      WHERE id IN (
+        SELECT id FROM reservations
+        WHERE environment = 'live'
+          AND (report_lease_until IS NULL OR report_lease_until <= ${lease.at})
+          AND (
+            -- A cancelled reservation's report still pending was in flight at the cancellation: it is settled at
+            -- the next run, whatever its backoff (design §6.8, "Nothing stays pending for ever").
+            (reservation_status = 'cancelled' AND ((tra->>'status') = 'pending' OR (sire->>'status') = 'pending'))
+            OR ((
+              (reservation_status <> 'cancelled'
+                AND ((tra->>'status') = 'pending' OR (sire->>'status') = 'pending' OR tra_extension_from IS NOT NULL)
+                AND check_in <= ${options.today})
+              -- Exits go out on their own day, also after a cancellation (design §6.8).
+              OR ((sire->'exit'->>'status') = 'pending' AND (sire->'exit'->>'sends_on') <= ${options.today}))
+              AND (${options.force} OR report_retry_at IS NULL OR report_retry_at <= ${lease.at})))
+        ORDER BY check_in, id
+        LIMIT ${options.limit}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING id, trace_parent`.pipe(Effect.orDie))
