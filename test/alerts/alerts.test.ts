@@ -3,7 +3,7 @@ import { Effect, Layer, type ManagedRuntime, Redacted, TestClock, TestContext } 
 import { Alerts } from "../../src/alerts/Alerts.ts"
 import * as Mailer from "../../src/mail/Mailer.ts"
 import { MailQueue } from "../../src/mail/MailQueue.ts"
-import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
+import { admin, call, type RunningApp, seedAccount, startApp, stopAll, traProperty } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
 import { colombian, registrationBody } from "../support/guests.ts"
@@ -52,14 +52,7 @@ beforeAll(async () => {
   })
 })
 
-afterAll(async () => {
-  await runtime?.dispose()
-  await app?.stop()
-  await db?.drop()
-  await smtp?.stop()
-  tra?.stop()
-  receiver?.stop()
-})
+afterAll(() => stopAll(runtime, app, db, smtp, tra, receiver))
 
 /**
  * One scan with the clock at `instant`, then the mail queue's due messages sent at that same instant (the
@@ -132,14 +125,7 @@ describe("alerts to the account holder (design §9)", () => {
   })
 
   test("a report that ends in error is mailed once with the authority's reason", async () => {
-    const property = await admin(app, (c) =>
-      c.CreateProperty({
-        account_id: account.accountId,
-        name: "Hotel Rechazo",
-        rnt_id: "44556",
-        reports_sire: false,
-        tra_token: Redacted.make(DEFAULT_TOKEN)
-      }))
+    const property = await traProperty(app, account.accountId, "Hotel Rechazo", "44556", { reports_sire: false })
     const externalId = await register(property.property_id, bogotaToday())
     tra.faults.push({ kind: "400-reject", field: "numero_identificacion", reason: "Documento no válido" })
     await admin(app, (c) => c.RunReports({}))

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
+import { call, type RunningApp, seedAccount, startApp, stopAll } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { type FaultProxy, startFaultProxy } from "../support/faultProxy.ts"
 import { reservationBody } from "../support/guests.ts"
@@ -23,10 +23,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await proxy?.restore()
-  await app?.stop()
-  await proxy?.stop()
-  await db?.drop()
-  receiver?.stop()
+  await stopAll(app, proxy, db, receiver)
 })
 
 const timed = async <A>(run: () => Promise<A>) => {

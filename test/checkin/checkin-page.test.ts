@@ -5,7 +5,7 @@ import { CONTENT_SECURITY_POLICY } from "../../src/checkin/Page.ts"
 import { admin, call } from "../support/app.ts"
 import { launchBrowser, saveScreenshot, seriousViolations } from "../support/browser.ts"
 import { appFixture } from "../support/fixture.ts"
-import { reservationBody } from "../support/guests.ts"
+import { JOHN_SMITH, reservationBody } from "../support/guests.ts"
 
 /**
  * The guest check-in page (design §5; issue 6, items 2, 4 and 5) in real headless Chromium at a phone's size,
@@ -116,12 +116,7 @@ const ANA: GuestFill = {
 }
 
 const JOHN: GuestFill = {
-  tipo_documento: "Pasaporte",
-  numero_documento: "AB123456",
-  nombre: "John",
-  apellido: "Smith",
-  nacionalidad: "US",
-  fecha_nacimiento: "1985-04-12",
+  ...JOHN_SMITH,
   procedencia: ["US", "Miami"],
   residencia: ["US", "Miami"]
 }

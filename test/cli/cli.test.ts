@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import { call, type RunningApp, startApp, tempDir } from "../support/app.ts"
-import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { APPLIED_MIGRATIONS, freshDatabase, type TestDatabase } from "../support/database.ts"
 import { runCli, spawnService } from "../support/process.ts"
 import { openStored } from "../support/secrets.ts"
 
@@ -417,24 +417,7 @@ describe("migrate", () => {
       ])
       const second = await runCli(["migrate"], { DATABASE_URL: target.url })
       expect({ code: second.code, json: second.json }).toEqual({ code: 0, json: { applied: [] } })
-      expect(await target.query("SELECT migration_id, name FROM schema_migrations ORDER BY migration_id")).toEqual([
-        { migration_id: 1, name: "foundation" },
-        { migration_id: 2, name: "reservations" },
-        { migration_id: 3, name: "documents" },
-        { migration_id: 4, name: "webhooks" },
-        { migration_id: 5, name: "compliance" },
-        { migration_id: 6, name: "checkin" },
-        { migration_id: 7, name: "mail" },
-        { migration_id: 8, name: "panel" },
-        { migration_id: 9, name: "event_order" },
-        { migration_id: 10, name: "report_safety" },
-        { migration_id: 11, name: "reference_overrides" },
-        { migration_id: 15, name: "alerts" },
-        { migration_id: 16, name: "trace_context" },
-        { migration_id: 17, name: "secrets_at_rest" },
-        { migration_id: 18, name: "delivery_endpoint_due" },
-        { migration_id: 19, name: "departure" }
-      ])
+      expect(await target.query("SELECT migration_id, name FROM schema_migrations ORDER BY migration_id")).toEqual(APPLIED_MIGRATIONS)
     } finally {
       await target.drop()
     }

@@ -3,7 +3,7 @@ import { call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
 import { colombian, foreigner, registrationBody } from "../support/guests.ts"
-import { type CliResult, runCli } from "../support/process.ts"
+import { type CliResult, expectCliFailure, expectCliSuccess, runCli } from "../support/process.ts"
 import { bogotaToday } from "../support/trm.ts"
 
 /**
@@ -40,17 +40,10 @@ afterAll(async () => {
 })
 
 /** A successful command: exit 0, nothing on stderr, its JSON. */
-const ok = async (...args: Array<string>) => {
-  const result = await cli(...args)
-  expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 0, stderr: "" })
-  return result.json
-}
+const ok = async (...args: Array<string>) => expectCliSuccess(args, await cli(...args))
 
 /** A failure: exit `exit`, nothing on stdout, `{error, code}` on stderr; answers the message. */
-const failed = (result: CliResult, code: string, exit: 1 | 2) => {
-  expect({ exit: result.code, stdout: result.stdout, code: result.error?.code }).toEqual({ exit, stdout: "", code })
-  return result.error.error as string
-}
+const failed = expectCliFailure
 
 interface Entry {
   readonly table: string

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
-import { type FakeSire, startFakeSire } from "../support/fakeSire.ts"
+import { type FakeSire, gatewayEnv, startFakeSire } from "../support/fakeSire.ts"
 import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
 import { colombian, foreigner, registrationBody } from "../support/guests.ts"
-import { type CliResult, runCli } from "../support/process.ts"
+import { type CliResult, expectCliFailure, expectCliSuccess, runCli } from "../support/process.ts"
 import { bogotaToday } from "../support/trm.ts"
 
 /**
@@ -30,14 +30,7 @@ beforeAll(async () => {
   tra = startFakeTra()
   sire = startFakeSire({ token: GATEWAY_TOKEN })
   db = await freshDatabase()
-  app = await startApp({
-    DATABASE_URL: db.url,
-    ROLE: "api",
-    TRA_BASE_URL: tra.url,
-    SIRE_MODE: "gateway",
-    SIRE_GATEWAY_URL: sire.url,
-    SIRE_GATEWAY_TOKEN: GATEWAY_TOKEN
-  })
+  app = await startApp({ DATABASE_URL: db.url, ROLE: "api", TRA_BASE_URL: tra.url, ...gatewayEnv(sire, GATEWAY_TOKEN) })
   cli = (...args) => runCli(["--url", app.baseUrl, "--token", app.adminToken, ...args])
   account = await seedAccount(app)
   const property = async (...flags: Array<string>) =>
@@ -54,16 +47,9 @@ afterAll(async () => {
   sire?.stop()
 })
 
-const ok = async (...args: Array<string>) => {
-  const result = await cli(...args)
-  expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 0, stderr: "" })
-  return result.json
-}
+const ok = async (...args: Array<string>) => expectCliSuccess(args, await cli(...args))
 
-const failed = (result: CliResult, code: string, exit: 1 | 2) => {
-  expect({ exit: result.code, stdout: result.stdout, code: result.error?.code }).toEqual({ exit, stdout: "", code })
-  return result.error.error as string
-}
+const failed = expectCliFailure
 
 /** The Bogotá date `days` after today's. */
 const day = (days: number) =>

@@ -11,34 +11,13 @@ import {
   type TraStay
 } from "../../src/compliance/Tra.ts"
 import { ONE_FIELDS, TWO_FIELDS } from "../support/authority/tra-fields.ts"
+import { traCompanion as companion, traHolder as guest, traStay as stay } from "../support/traStay.ts"
 
-const stay: TraStay = {
-  check_in: "2026-11-21",
-  check_out: "2026-11-24",
-  numero_habitacion: "304",
-  motivo: "Vacaciones, recreo y ocio",
-  tipo_acomodacion: "Doble",
-  costo: "1250000",
-  nombre_establecimiento: "Hotel Casa Bahía",
-  rnt_establecimiento: "123456"
-}
-
-const guest: TraGuest = {
-  tipo_identificacion: "C.C",
-  numero_identificacion: "1020304050",
-  nombres: "Ana María",
-  apellidos: "Pérez Gómez",
-  cuidad_residencia: "Medellín",
-  cuidad_procedencia: "Bogotá"
-}
-
-const companion: TraGuest = {
-  tipo_identificacion: "Pasaporte",
-  numero_identificacion: "X1234567",
-  nombres: "John",
-  apellidos: "Smith",
-  cuidad_residencia: "Estados Unidos",
-  cuidad_procedencia: "Miami"
+/** `body` has exactly `fields`, in their order, every value a string, and equals `expected`. */
+const expectStringBody = (body: object, fields: ReadonlyArray<string>, expected: object) => {
+  expect(Object.keys(body)).toEqual([...fields])
+  for (const value of Object.values(body)) expect(typeof value).toBe("string")
+  expect(body).toEqual(expected)
 }
 
 // The field lists are checked against the fake TRA's own table (`test/support/authority/tra-fields.ts`, written
@@ -61,16 +40,9 @@ describe("field lists", () => {
 
 describe("mainBody", () => {
   test("exactly the 15 fields of domain §1.3, every value a string", () => {
-    const body = mainBody(stay, guest, 2)
-    expect(Object.keys(body)).toEqual([...ONE_FIELDS]) // the sources' names, in the notes' order
-    for (const value of Object.values(body)) expect(typeof value).toBe("string")
-    expect(body).toEqual({
-      tipo_identificacion: "C.C",
-      numero_identificacion: "1020304050",
-      nombres: "Ana María",
-      apellidos: "Pérez Gómez",
-      cuidad_residencia: "Medellín",
-      cuidad_procedencia: "Bogotá",
+    // The sources' names, in the notes' order; the guest's six fields as given.
+    expectStringBody(mainBody(stay, guest, 2), ONE_FIELDS, {
+      ...guest,
       numero_habitacion: "304",
       motivo: "Vacaciones, recreo y ocio",
       numero_acompanantes: "2",
@@ -115,16 +87,8 @@ describe("mainBody", () => {
 
 describe("companionBody", () => {
   test("exactly the 10 fields of domain §1.4, padre as a string of digits", () => {
-    const body = companionBody(stay, companion, 991)
-    expect(Object.keys(body)).toEqual([...TWO_FIELDS])
-    for (const value of Object.values(body)) expect(typeof value).toBe("string")
-    expect(body).toEqual({
-      tipo_identificacion: "Pasaporte",
-      numero_identificacion: "X1234567",
-      nombres: "John",
-      apellidos: "Smith",
-      cuidad_residencia: "Estados Unidos",
-      cuidad_procedencia: "Miami",
+    expectStringBody(companionBody(stay, companion, 991), TWO_FIELDS, {
+      ...companion,
       numero_habitacion: "304",
       check_in: "2026-11-21",
       check_out: "2026-11-24",

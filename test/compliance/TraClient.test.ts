@@ -5,44 +5,17 @@ import {
   companionBody,
   mainBody,
   type TraCompanionBody,
-  type TraGuest,
-  type TraMainBody,
-  type TraStay
+  type TraMainBody
 } from "../../src/compliance/Tra.ts"
 import * as TraClientModule from "../../src/compliance/TraClient.ts"
 import { TraClient, type TraClientOptions, type TraOutcome } from "../../src/compliance/TraClient.ts"
 import { type FakeTra, startFakeTra, type TraFault } from "../support/fakeTra.ts"
+import { traCompanion as friend, traHolder as holder, traStay as stay } from "../support/traStay.ts"
 
 // A token shaped like the real ones (40 alphanumeric characters, domain §1.2); the fake knows only this one.
 const TOKEN = "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0"
 const token = Redacted.make(TOKEN)
 
-const stay: TraStay = {
-  check_in: "2026-11-21",
-  check_out: "2026-11-24",
-  numero_habitacion: "304",
-  motivo: "Vacaciones, recreo y ocio",
-  tipo_acomodacion: "Doble",
-  costo: "1250000",
-  nombre_establecimiento: "Hotel Casa Bahía",
-  rnt_establecimiento: "123456"
-}
-const holder: TraGuest = {
-  tipo_identificacion: "C.C",
-  numero_identificacion: "1020304050",
-  nombres: "Ana María",
-  apellidos: "Pérez Gómez",
-  cuidad_residencia: "Medellín",
-  cuidad_procedencia: "Bogotá"
-}
-const friend: TraGuest = {
-  tipo_identificacion: "Pasaporte",
-  numero_identificacion: "X1234567",
-  nombres: "John",
-  apellidos: "Smith",
-  cuidad_residencia: "Estados Unidos",
-  cuidad_procedencia: "Miami"
-}
 const main = mainBody(stay, holder, 1)
 
 let fake: FakeTra

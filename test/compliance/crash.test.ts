@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test"
-import { Redacted } from "effect"
-import { admin, call, type RunningApp, seedAccount, startApp, tempDir } from "../support/app.ts"
-import { freshDatabase, type TestDatabase } from "../support/database.ts"
-import { type FakeSire, startFakeSire } from "../support/fakeSire.ts"
-import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
+import { admin, call, seedAccount, startApp, tempDir, traProperty } from "../support/app.ts"
+import { freshDatabase } from "../support/database.ts"
+import { gatewayEnv, startFakeSire } from "../support/fakeSire.ts"
+import { startFakeTra } from "../support/fakeTra.ts"
 import { colombian, foreigner, registrationBody } from "../support/guests.ts"
 import { type ServiceProcess, spawnService, within } from "../support/process.ts"
+import type { LiveHotel } from "../support/reportWorld.ts"
 import { bogotaToday } from "../support/trm.ts"
 
 /**
@@ -22,13 +22,7 @@ const GATEWAY_TOKEN = "crash-gateway-token"
 const REPORTS_EVERY = "1 second"
 const REPORT_LEASE = "2 seconds"
 
-interface World {
-  readonly tra: FakeTra
-  readonly sire: FakeSire
-  readonly db: TestDatabase
-  readonly app: RunningApp
-  readonly liveKey: string
-  readonly propertyId: string
+interface World extends LiveHotel {
   readonly workers: Array<ServiceProcess>
 }
 
@@ -54,15 +48,10 @@ const start = async (): Promise<World> => {
   const db = await freshDatabase()
   const app = await startApp({ DATABASE_URL: db.url, ROLE: "api", TRA_BASE_URL: tra.url })
   const account = await seedAccount(app)
-  const property = await admin(app, (c) =>
-    c.CreateProperty({
-      account_id: account.accountId,
-      name: "Hotel Apagón",
-      rnt_id: "86420",
-      tra_token: Redacted.make(DEFAULT_TOKEN),
-      sire_hotel_code: "3579",
-      sire_city_code: "5001"
-    }))
+  const property = await traProperty(app, account.accountId, "Hotel Apagón", "86420", {
+    sire_hotel_code: "3579",
+    sire_city_code: "5001"
+  })
   const world = { tra, sire, db, app, liveKey: account.liveKey, propertyId: property.property_id, workers: [] }
   worlds.push(world)
   return world
@@ -78,9 +67,7 @@ const worker = async (world: World, failpoints?: string) => {
     REPORTS_EVERY,
     REPORT_LEASE,
     TRA_BASE_URL: world.tra.url,
-    SIRE_MODE: "gateway",
-    SIRE_GATEWAY_URL: world.sire.url,
-    SIRE_GATEWAY_TOKEN: GATEWAY_TOKEN,
+    ...gatewayEnv(world.sire, GATEWAY_TOKEN),
     ...(failpoints === undefined ? {} : { FAILPOINTS: failpoints })
   })
   world.workers.push(process)
@@ -133,6 +120,14 @@ const mainsOf = (world: World, document: string) =>
 const linesOf = (world: World, document: string) =>
   world.sire.uploads.flatMap((upload) => upload.rows.filter((row) => row[3] === document))
 
+/** A new world with a stay registered, and a worker on it that died at `failpoint`. */
+const killedAt = async (failpoint: string) => {
+  const world = await start()
+  const stay = await register(world)
+  await killed(await worker(world, failpoint))
+  return { world, stay }
+}
+
 /** The TRA and SIRE were each accepted; the reservation is compliant. */
 const expectCompliant = (body: any) => {
   expect(body.status).toBe("compliant")
@@ -140,11 +135,17 @@ const expectCompliant = (body: any) => {
   expect(body.sire.status).toBe("success")
 }
 
+/** Kills `first` with SIGKILL from outside, starts a new worker, and waits for the stay to end compliant. */
+const killedFromOutsideThenCompliant = async (world: World, first: ServiceProcess, externalId: string) => {
+  first.child.kill("SIGKILL")
+  await killed(first)
+  await worker(world)
+  expectCompliant((await settled(world, externalId)).body)
+}
+
 describe("a worker killed at each step of a TRA post recovers after restart", () => {
   test("report.after_claim (claimed, nothing sent): cancelling now answers already_reported false; nothing is ever sent", async () => {
-    const world = await start()
-    const stay = await register(world)
-    await killed(await worker(world, "report.after_claim"))
+    const { world, stay } = await killedAt("report.after_claim")
     expect(world.tra.requests).toHaveLength(0)
     const cancelled = await call(world.app, "POST", "/api/partners/reservations/cancel", {
       key: world.liveKey,
@@ -163,9 +164,7 @@ describe("a worker killed at each step of a TRA post recovers after restart", ()
   })
 
   test("report.after_claim, then a restart: sent once, as if nothing happened", async () => {
-    const world = await start()
-    const stay = await register(world)
-    await killed(await worker(world, "report.after_claim"))
+    const { world, stay } = await killedAt("report.after_claim")
     await worker(world)
     const { body } = await settled(world, stay.externalId)
     expectCompliant(body)
@@ -174,9 +173,7 @@ describe("a worker killed at each step of a TRA post recovers after restart", ()
   })
 
   test("tra.before_send (marked in flight, the request never left): sent after restart, marked possible duplicate", async () => {
-    const world = await start()
-    const stay = await register(world)
-    await killed(await worker(world, "tra.before_send"))
+    const { world, stay } = await killedAt("tra.before_send")
     expect(world.tra.requests).toHaveLength(0)
     const restarted = await worker(world)
     const { body, ms } = await settled(world, stay.externalId)
@@ -191,9 +188,7 @@ describe("a worker killed at each step of a TRA post recovers after restart", ()
   })
 
   test("tra.after_answer (the TRA registered the guest, the answer was lost): posted again as a possible duplicate", async () => {
-    const world = await start()
-    const stay = await register(world)
-    await killed(await worker(world, "tra.after_answer"))
+    const { world, stay } = await killedAt("tra.after_answer")
     expect(mainsOf(world, stay.main)).toHaveLength(1)
     const beforeRestart = await submissions(world)
     expect(beforeRestart.find((row) => row.role === "main")).toMatchObject({ state: "pending", history: [] })
@@ -225,9 +220,7 @@ describe("a worker killed at each step of a TRA post recovers after restart", ()
   })
 
   test("tra.after_record (main accepted and recorded, companion not yet sent): the main guest is never posted again", async () => {
-    const world = await start()
-    const stay = await register(world)
-    await killed(await worker(world, "tra.after_record"))
+    const { world, stay } = await killedAt("tra.after_record")
     expect((await submissions(world)).find((row) => row.role === "main")?.state).toBe("accepted")
     await worker(world)
     const { body } = await settled(world, stay.externalId)
@@ -244,11 +237,7 @@ describe("a worker killed at each step of a TRA post recovers after restart", ()
     world.tra.faults.push("lost-answer")
     const first = await worker(world)
     await world.tra.waitForCount(1, undefined, 20_000)
-    first.child.kill("SIGKILL")
-    await killed(first)
-    await worker(world)
-    const { body } = await settled(world, stay.externalId)
-    expectCompliant(body)
+    await killedFromOutsideThenCompliant(world, first, stay.externalId)
     expect(mainsOf(world, stay.main)).toHaveLength(2)
     expect((await submissions(world)).find((row) => row.role === "main")).toMatchObject({ possible_duplicate: true })
   })
@@ -256,9 +245,7 @@ describe("a worker killed at each step of a TRA post recovers after restart", ()
 
 describe("a worker killed at each step of a SIRE gateway file recovers after restart", () => {
   test("sire.before_send (file built, upload not started): uploaded after restart as a possible duplicate", async () => {
-    const world = await start()
-    const stay = await register(world)
-    await killed(await worker(world, "sire.before_send"))
+    const { world, stay } = await killedAt("sire.before_send")
     expect(world.sire.uploads).toHaveLength(0)
     expect(await files(world)).toEqual([{ state: "sending" }])
     expect(await movements(world)).toEqual([{ movement: "E", state: "in_file", possible_duplicate: false }])
@@ -274,9 +261,7 @@ describe("a worker killed at each step of a SIRE gateway file recovers after res
   })
 
   test("sire.after_answer (uploaded and answered, answer not recorded): uploaded again as a possible duplicate", async () => {
-    const world = await start()
-    const stay = await register(world)
-    await killed(await worker(world, "sire.after_answer"))
+    const { world, stay } = await killedAt("sire.after_answer")
     expect(linesOf(world, stay.companion)).toHaveLength(1)
     await worker(world)
     const { body } = await settled(world, stay.externalId)
@@ -286,9 +271,7 @@ describe("a worker killed at each step of a SIRE gateway file recovers after res
   })
 
   test("sire.after_record (movements recorded, the report not yet settled): settled after restart, not uploaded again", async () => {
-    const world = await start()
-    const stay = await register(world)
-    await killed(await worker(world, "sire.after_record"))
+    const { world, stay } = await killedAt("sire.after_record")
     expect(await movements(world)).toEqual([{ movement: "E", state: "accepted", possible_duplicate: false }])
     expect((await detail(world, stay.externalId)).sire.status).toBe("pending")
     await worker(world)
@@ -309,11 +292,7 @@ describe("a worker killed at each step of a SIRE gateway file recovers after res
       if (performance.now() - started > 20_000) throw new Error("no upload arrived")
       await Bun.sleep(50)
     }
-    first.child.kill("SIGKILL")
-    await killed(first)
-    await worker(world)
-    const { body } = await settled(world, stay.externalId)
-    expectCompliant(body)
+    await killedFromOutsideThenCompliant(world, first, stay.externalId)
     expect(linesOf(world, stay.companion)).toHaveLength(2)
     expect((await files(world)).map((file) => file.state)).toEqual(["unknown", "posted"])
   })
@@ -334,9 +313,7 @@ const cancelStay = async (world: World, externalId: string) =>
 
 describe("killed, then cancelled: nothing stays pending for ever (design §6.8)", () => {
   test("crash during the SIRE upload, then cancel: the entry ends in error (may be held), its exit goes out dated the cancellation", async () => {
-    const world = await start()
-    const stay = await register(world)
-    await killed(await worker(world, "sire.after_answer"))
+    const { world, stay } = await killedAt("sire.after_answer")
     expect(linesOf(world, stay.companion).map((row) => row[8])).toEqual(["E"])
     const cancelled = await cancelStay(world, stay.externalId)
     expect(cancelled.already_reported).toEqual({ tra: true, sire: true })
@@ -354,9 +331,7 @@ describe("killed, then cancelled: nothing stays pending for ever (design §6.8)"
   })
 
   test("crash before a TRA send, then cancel: already_reported.tra (it may have left); settled as error at the next run, nothing posted", async () => {
-    const world = await start()
-    const stay = await register(world)
-    await killed(await worker(world, "tra.before_send"))
+    const { world, stay } = await killedAt("tra.before_send")
     expect(world.tra.requests).toHaveLength(0)
     const cancelled = await cancelStay(world, stay.externalId)
     expect(cancelled.already_reported).toEqual({ tra: true, sire: false })

@@ -25,14 +25,20 @@ const start = reportWorlds()
 let documents = 70_000_000
 const passport = () => `E${documents++}`
 
+/** A new world (`mode`, `options`) and one foreign guest staying from `checkIn` to `checkOut`, registered. */
+const foreignerStaying = async (checkIn: string, checkOut: string, ...world: Parameters<typeof start>) => {
+  const started = await start(...world)
+  const document = passport()
+  const externalId = await registerGuests(started, [foreigner({ numero_documento: document })], {
+    check_in: checkIn,
+    check_out: checkOut
+  })
+  return { world: started, document, externalId }
+}
+
 describe("an exit follows its guest's entry, whenever that entry goes out (design §6.8)", () => {
   test("gateway down on the arrival day: the entry goes out late, the exit still follows, dated check_out, once", async () => {
-    const world = await start("gateway")
-    const document = passport()
-    const externalId = await registerGuests(world, [foreigner({ numero_documento: document })], {
-      check_in: day(0),
-      check_out: day(1)
-    })
+    const { world, document, externalId } = await foreignerStaying(day(0), day(1), "gateway")
 
     world.sire.fail("500")
     await runOn(world, day(0))
@@ -61,12 +67,7 @@ describe("an exit follows its guest's entry, whenever that entry goes out (desig
   })
 
   test("the only entry refused: no exit, and the exit is withdrawn without a date", async () => {
-    const world = await start("gateway")
-    const document = passport()
-    const externalId = await registerGuests(world, [foreigner({ numero_documento: document })], {
-      check_in: day(0),
-      check_out: day(1)
-    })
+    const { world, document, externalId } = await foreignerStaying(day(0), day(1), "gateway")
     world.sire.rejectLine(1, "Documento inválido")
     await runOn(world, day(0))
     await runOn(world, day(1))
@@ -111,12 +112,7 @@ describe("an exit follows its guest's entry, whenever that entry goes out (desig
 
 describe("nothing stays pending for ever (design §6.8)", () => {
   test("manual file written, then cancelled: already_reported from the file on; the entry ends in error, the exit goes out", async () => {
-    const world = await start("manual", { reportsTra: false })
-    const document = passport()
-    const externalId = await registerGuests(world, [foreigner({ numero_documento: document })], {
-      check_in: day(0),
-      check_out: day(3)
-    })
+    const { world, document, externalId } = await foreignerStaying(day(0), day(3), "manual", { reportsTra: false })
     await runOn(world, day(0))
     const [entryFile] = (await admin(world.app, (c) => c.SireFiles({}))).files
     expect(entryFile!.content).toContain(document)

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Redacted } from "effect"
-import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test"
+import { admin, call, type RunningApp, seedAccount, startApp, traProperty } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
-import { type FakeSire, startFakeSire } from "../support/fakeSire.ts"
-import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
+import { type FakeSire, gatewayEnv, startFakeSire } from "../support/fakeSire.ts"
+import { type FakeTra, startFakeTra } from "../support/fakeTra.ts"
 import { colombian, foreigner, registrationBody } from "../support/guests.ts"
 import { bogotaToday } from "../support/trm.ts"
 
@@ -25,26 +24,14 @@ beforeAll(async () => {
   tra = startFakeTra()
   sire = startFakeSire({ token: GATEWAY_TOKEN })
   db = await freshDatabase()
-  const env = {
-    DATABASE_URL: db.url,
-    ROLE: "api",
-    TRA_BASE_URL: tra.url,
-    SIRE_MODE: "gateway",
-    SIRE_GATEWAY_URL: sire.url,
-    SIRE_GATEWAY_TOKEN: GATEWAY_TOKEN
-  }
+  const env = { DATABASE_URL: db.url, ROLE: "api", TRA_BASE_URL: tra.url, ...gatewayEnv(sire, GATEWAY_TOKEN) }
   apps = [await startApp(env), await startApp(env)]
   account = await seedAccount(apps[0]!)
   await admin(apps[0]!, (c) => c.SetLimits({ account_id: account.accountId, writes: 10_000 }))
-  property = await admin(apps[0]!, (c) =>
-    c.CreateProperty({
-      account_id: account.accountId,
-      name: "Hotel Gateway",
-      rnt_id: "55555",
-      tra_token: Redacted.make(DEFAULT_TOKEN),
-      sire_hotel_code: "4321",
-      sire_city_code: "5001"
-    }))
+  property = await traProperty(apps[0]!, account.accountId, "Hotel Gateway", "55555", {
+    sire_hotel_code: "4321",
+    sire_city_code: "5001"
+  })
 })
 
 afterAll(async () => {
@@ -64,11 +51,18 @@ const submit = async (guests: ReadonlyArray<Record<string, unknown>>) => {
 const detail = async (externalId: string) =>
   (await call(apps[0]!, "GET", `/api/partners/registrations?external_id=${externalId}`, { key: account.liveKey })).body
 const doc = () => String(70_000_000 + ++n)
+/** A Colombian main guest and a foreign companion whose document starts with `prefix`, registered. */
+const submitPair = (prefix: string) =>
+  submit([colombian({ numero_documento: doc() }), foreigner({ numero_documento: `${prefix}${doc()}` })])
 
 describe("gateway mode, end to end", () => {
-  test("pending with sends_on → one run → exactly the expected requests and file → compliant with mincit_code", async () => {
+  // Each test counts the requests and uploads of its own stays only.
+  beforeEach(() => {
     tra.clear()
     sire.reset()
+  })
+
+  test("pending with sends_on → one run → exactly the expected requests and file → compliant with mincit_code", async () => {
     const guests = [
       colombian({ numero_documento: doc() }),
       foreigner({ numero_documento: `X${doc()}`, apellido: "de la Cruz Pérez" }),
@@ -104,8 +98,6 @@ describe("gateway mode, end to end", () => {
   })
 
   test("the codes and labels sent are the ones of the fakes' own tables, for the guest each line is about", async () => {
-    tra.clear()
-    sire.reset()
     tra.guests.clear()
     // Niger and Nigeria are swapped between the sources (C12 vs C4's DIAN table); a documento extranjero is a
     // plausible "Pasaporte" to one source (C8): the fakes are told who each guest is and accept only the one value.
@@ -132,9 +124,7 @@ describe("gateway mode, end to end", () => {
   })
 
   test("a line the gateway refuses fails that guest's movement: sire error with the message, sire.failed", async () => {
-    tra.clear()
-    sire.reset()
-    const { externalId } = await submit([colombian({ numero_documento: doc() }), foreigner({ numero_documento: `Z${doc()}` })])
+    const { externalId } = await submitPair("Z")
     sire.rejectLine(1, "Número de pasaporte inválido")
     await admin(apps[0]!, (c) => c.RunReports({}))
     const after = await detail(externalId)
@@ -145,9 +135,7 @@ describe("gateway mode, end to end", () => {
   })
 
   test("a gateway refusing the credentials (401) registered nothing: already_reported.sire false on a cancellation", async () => {
-    tra.clear()
-    sire.reset()
-    const { externalId } = await submit([colombian({ numero_documento: doc() }), foreigner({ numero_documento: `U${doc()}` })])
+    const { externalId } = await submitPair("U")
     sire.fail("401")
     await admin(apps[0]!, (c) => c.RunReports({}))
     const after = await detail(externalId)
@@ -161,9 +149,7 @@ describe("gateway mode, end to end", () => {
   })
 
   test("a gateway that does not answer (500) leaves SIRE pending and retries it alone next time", async () => {
-    tra.clear()
-    sire.reset()
-    const { externalId } = await submit([colombian({ numero_documento: doc() }), foreigner({ numero_documento: `W${doc()}` })])
+    const { externalId } = await submitPair("W")
     sire.fail("500")
     await admin(apps[0]!, (c) => c.RunReports({}))
     expect((await detail(externalId)).sire.status).toBe("pending")
@@ -175,12 +161,10 @@ describe("gateway mode, end to end", () => {
   })
 
   test("two instances running at once send each report once (SKIP LOCKED claims)", async () => {
-    tra.clear()
-    sire.reset()
     tra.delayMs = 20
     const ids: Array<string> = []
     for (let i = 0; i < 12; i++) {
-      ids.push((await submit([colombian({ numero_documento: doc() }), foreigner({ numero_documento: `V${doc()}` })])).externalId)
+      ids.push((await submitPair("V")).externalId)
     }
     const [a, b] = await Promise.all(apps.map((app) => admin(app, (c) => c.RunReports({}))))
     tra.delayMs = 0

@@ -5,6 +5,13 @@ import * as AppConfig from "../../src/config/AppConfig.ts"
 const read = (env: Record<string, string>) =>
   Effect.runSync(AppConfig.make.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))), Effect.either))
 
+/** Reading `name=value` fails, and the error names the variable. */
+const expectRefused = (name: string, value: string) => {
+  const result = read({ [name]: value })
+  expect(Either.isLeft(result)).toBe(true)
+  if (Either.isLeft(result)) expect(String(result.left)).toContain(name)
+}
+
 describe("AppConfig (design §4)", () => {
   test("defaults", () => {
     const config = Either.getOrThrow(read({}))
@@ -95,11 +102,7 @@ describe("AppConfig (design §4)", () => {
     ["SIRE_MODE", "portal"],
     ["SIRE_MODE", "gateway"],
     ["REPORTS_EVERY", "often"]
-  ])("%s=%s is refused, naming the variable", (name, value) => {
-    const result = read({ [name]: value })
-    expect(Either.isLeft(result)).toBe(true)
-    if (Either.isLeft(result)) expect(String(result.left)).toContain(name)
-  })
+  ])("%s=%s is refused, naming the variable", expectRefused)
 
   test("mail: no SMTP_URL by default (.eml files), MAIL_FROM no-reply@localhost (design §4, §8)", () => {
     const config = Either.getOrThrow(read({}))
@@ -133,11 +136,7 @@ describe("AppConfig (design §4)", () => {
     ["SMTP_URL", "smtp://"],
     ["MAIL_FROM", "not an address"],
     ["MAIL_FROM", "a@example.co, b@example.co"]
-  ])("%s=%s is refused, naming the variable", (name, value) => {
-    const result = read({ [name]: value })
-    expect(Either.isLeft(result)).toBe(true)
-    if (Either.isLeft(result)) expect(String(result.left)).toContain(name)
-  })
+  ])("%s=%s is refused, naming the variable", expectRefused)
 
   test("a refused SMTP_URL is not repeated in the error (it may hold a password)", () => {
     const result = read({ SMTP_URL: "http://user:hunter2@mail.example.co" })

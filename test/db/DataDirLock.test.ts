@@ -3,7 +3,7 @@ import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { tempDir } from "../support/app.ts"
-import { type ServiceProcess, spawnService, within } from "../support/process.ts"
+import { refusedStart, type ServiceProcess, spawnService, within } from "../support/process.ts"
 
 /**
  * The embedded database is single-process (design §9): `DATA_DIR/service.lock` names the process that holds
@@ -89,11 +89,8 @@ test("a process killed with SIGKILL leaves a stale lock that does not block the 
 test("a lock file that is not a lock is refused with a message saying what to do", async () => {
   await NodeFs.writeFile(lockFile(), "not a lock\n")
   try {
-    const service = start()
-    const code = await within(15_000, "exit on an unreadable lock", service.child.exited)
-    await service.stop()
-    expect(code).not.toBe(0)
-    expect(service.output()).toContain(`the lock file ${lockFile()} exists but is not a lock this service wrote`)
+    const output = await refusedStart(start(), "exit on an unreadable lock")
+    expect(output).toContain(`the lock file ${lockFile()} exists but is not a lock this service wrote`)
   } finally {
     await NodeFs.rm(lockFile(), { force: true })
   }

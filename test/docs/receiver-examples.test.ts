@@ -6,7 +6,7 @@ import ts from "typescript"
 import { admin, call, type RunningApp, seedAccount, startApp, tempDir } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { reservationBody } from "../support/guests.ts"
-import { ROOT } from "../support/process.ts"
+import { followOutput, outputOf, ROOT } from "../support/process.ts"
 import { type ReceivedRequest, type Receiver, sign, startReceiver } from "../support/receiver.ts"
 
 /**
@@ -52,19 +52,7 @@ const startExample = async (
     stdout: "pipe",
     stderr: "pipe"
   })
-  let text = ""
-  const listeners = new Set<() => void>()
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder()
-    const reader = stream.getReader()
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      text += decoder.decode(value, { stream: true })
-      for (const listener of [...listeners]) listener()
-    }
-  }
-  const pumped = Promise.all([pump(child.stdout), pump(child.stderr)])
+  const { text, listeners, ended: pumped } = followOutput(child)
   const waitFor = <A>(find: () => A | undefined, what: string, timeoutMs: number) =>
     new Promise<A>((resolve, reject) => {
       const check = () => {
@@ -75,7 +63,7 @@ const startExample = async (
       }
       const timer = setTimeout(() => {
         done()
-        reject(new Error(`${command.join(" ")}: ${what} not within ${timeoutMs} ms; output:\n${text}`))
+        reject(new Error(`${command.join(" ")}: ${what} not within ${timeoutMs} ms; output:\n${text()}`))
       }, timeoutMs)
       const done = () => {
         clearTimeout(timer)
@@ -87,17 +75,17 @@ const startExample = async (
         check()
         if (listeners.has(check)) {
           done()
-          reject(new Error(`${command.join(" ")} exited with ${code} before ${what}; output:\n${text}`))
+          reject(new Error(`${command.join(" ")} exited with ${code} before ${what}; output:\n${text()}`))
         }
       })
       check()
     })
-  const url = await waitFor(() => ready.exec(text)?.[1], "listening", 15_000)
+  const url = await waitFor(() => ready.exec(text())?.[1], "listening", 15_000)
   return {
     url,
-    output: () => text,
+    output: text,
     printed: (wanted, since = 0) =>
-      waitFor(() => (text.indexOf(wanted, since) >= 0 ? true : undefined), `printing ${JSON.stringify(wanted)}`, 5_000)
+      waitFor(() => (text().indexOf(wanted, since) >= 0 ? true : undefined), `printing ${JSON.stringify(wanted)}`, 5_000)
         .then(() => undefined),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
@@ -211,11 +199,7 @@ const run = async (command: ReadonlyArray<string>, input: string, env: Record<st
     stdout: "pipe",
     stderr: "pipe"
   })
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited
-  ])
+  const { code, stdout, stderr } = await outputOf(child)
   expect({ code, stderr }).toEqual({ code: 0, stderr: "" })
   return stdout.trim()
 }

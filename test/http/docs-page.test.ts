@@ -2,29 +2,23 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as NodeHttp from "node:http"
 import * as Zlib from "node:zlib"
 import type { Browser, Request, Response } from "playwright-core"
-import { type RunningApp, startApp } from "../support/app.ts"
 import { launchBrowser } from "../support/browser.ts"
-import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { appOnFreshDatabase } from "../support/fixture.ts"
 
 /**
  * Issue 14, item 8: `/docs` is self-contained — its assets come from the service, compressed, and the page makes
  * no request to any other host — and the documents are compressed too.
  */
 
-let db: TestDatabase
-let app: RunningApp
+const f = appOnFreshDatabase()
 let browser: Browser
 
 beforeAll(async () => {
-  db = await freshDatabase()
-  app = await startApp({ DATABASE_URL: db.url })
   browser = await launchBrowser()
 })
 
 afterAll(async () => {
   await browser?.close()
-  await app?.stop()
-  await db?.drop()
 })
 
 const isLocal = (url: URL) => url.hostname === "127.0.0.1" || url.hostname === "localhost" || url.hostname === "[::1]"
@@ -91,7 +85,7 @@ test("/docs renders in Chromium with every non-local request blocked, no console
   page.on("requestfinished", (request) => void pending.delete(request))
   page.on("requestfailed", (request) => void pending.delete(request))
 
-  const response = await page.goto(`${app.baseUrl}/docs`, { waitUntil: "networkidle" })
+  const response = await page.goto(`${f.app.baseUrl}/docs`, { waitUntil: "networkidle" })
   expect(response?.status()).toBe(200)
   expect(await page.title()).toBe("Partner Reservation Registration Service")
   // Endpoint titles (operation summaries) of the generated document, rendered by Scalar.
@@ -151,7 +145,7 @@ interface RawResponse {
 /** A GET whose body is kept as sent (fetch would decode it). */
 const rawGet = (path: string, headers: Record<string, string> = {}): Promise<RawResponse> =>
   new Promise((resolve, reject) => {
-    NodeHttp.get(`${app.baseUrl}${path}`, { headers }, (res) => {
+    NodeHttp.get(`${f.app.baseUrl}${path}`, { headers }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (chunk: Buffer) => chunks.push(chunk))
       res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }))
@@ -242,7 +236,7 @@ describe("compressed once, answered in the encoding the client accepts", () => {
     const missing = await rawGet("/docs/assets/scalar-000000000000.js")
     expect(missing.status).toBe(404)
     expect(JSON.parse(missing.body.toString("utf8")).code).toBe("not_found")
-    const post = await fetch(`${app.baseUrl}/docs`, { method: "POST" })
+    const post = await fetch(`${f.app.baseUrl}/docs`, { method: "POST" })
     expect(post.status).toBe(405)
   })
 })

@@ -4,7 +4,7 @@ import fc from "fast-check"
 import * as Errors from "../../src/shared/errors.ts"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
-import { colombian } from "../support/guests.ts"
+import { colombian, registrationBody, reservationBody } from "../support/guests.ts"
 import { JPEG, PDF, PNG } from "../support/photos.ts"
 import { startFakeTrm } from "../support/trm.ts"
 
@@ -93,19 +93,15 @@ const ROUTES: ReadonlyArray<RouteSpec> = [
     method: "POST",
     path: "/api/partners/reservations",
     body: "json",
-    template: () => ({
-      external_id: fresh("FZ"),
-      property_id: fx.property,
-      check_in: "2026-12-20",
-      check_out: "2026-12-23",
-      guest_name: "Ana Pérez",
-      guests_count: 2,
-      total_amount: 350000,
-      currency: "COP",
-      guest_email: "ana@example.co",
-      notes: "late arrival",
-      metadata: { room: "A1", tags: ["x"] }
-    })
+    template: () =>
+      reservationBody(fx.property, {
+        external_id: fresh("FZ"),
+        total_amount: 350000,
+        currency: "COP",
+        guest_email: "ana@example.co",
+        notes: "late arrival",
+        metadata: { room: "A1", tags: ["x"] }
+      })
   },
   {
     group: "partner",
@@ -133,17 +129,12 @@ const ROUTES: ReadonlyArray<RouteSpec> = [
     method: "POST",
     path: "/api/partners/registrations",
     body: "json",
-    template: () => ({
-      external_id: fresh("FR"),
-      property_id: fx.property,
-      check_in: "2026-12-20",
-      check_out: "2026-12-22",
-      guest_name: "Ana Pérez",
-      guests_count: 1,
-      motivo: "Trabajo",
-      tipo_acomodacion: "Habitación",
-      guests: [colombian({ numero_documento: String(2_000_000 + ++sequence) })]
-    })
+    template: () =>
+      registrationBody(fx.property, [colombian({ numero_documento: String(2_000_000 + ++sequence) })], {
+        external_id: fresh("FR"),
+        check_out: "2026-12-22",
+        motivo: "Trabajo"
+      })
   },
   {
     group: "partner",

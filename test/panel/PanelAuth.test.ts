@@ -5,7 +5,7 @@ import * as MailerModule from "../../src/mail/Mailer.ts"
 import { MailQueue } from "../../src/mail/MailQueue.ts"
 import { PanelAuth } from "../../src/panel/PanelAuth.ts"
 import * as RateLimits from "../../src/ratelimit/RateLimits.ts"
-import { admin, call, type RunningApp, startApp } from "../support/app.ts"
+import { admin, call, type RunningApp, startApp, stopAll } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { panelClient } from "../support/panel.ts"
 import { serviceRuntime } from "../support/services.ts"
@@ -39,13 +39,7 @@ beforeAll(async () => {
   )
 })
 
-afterAll(async () => {
-  await auth?.dispose()
-  await mailWorker?.dispose()
-  await app?.stop()
-  await db?.drop()
-  await smtp?.stop()
-})
+afterAll(() => stopAll(auth, mailWorker, app, db, smtp))
 
 /** The code of the newest sign-in e-mail queued for `email` (read from the outbox: nothing sends it here). */
 const queuedCode = async (email: string) => {

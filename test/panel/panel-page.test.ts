@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import type { Browser, BrowserContext, BrowserContextOptions, Locator, Page, Request } from "playwright-core"
 import { CONTENT_SECURITY_POLICY, RESERVATIONS_PAGE_SIZE } from "../../src/panel/Page.ts"
-import { admin, call, type RunningApp, startApp } from "../support/app.ts"
+import { admin, call, type RunningApp, startApp, stopAll } from "../support/app.ts"
 import { launchBrowser, saveScreenshot, seriousViolations } from "../support/browser.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { colombian, foreigner, registrationBody, reservationBody } from "../support/guests.ts"
@@ -61,14 +61,7 @@ beforeAll(async () => {
   englishBrowser = await launchBrowser({ lang: "en-US" })
 }, 60_000)
 
-afterAll(async () => {
-  await browser?.close()
-  await englishBrowser?.close()
-  await app?.stop()
-  await db?.drop()
-  await smtp?.stop()
-  receiver?.stop()
-})
+afterAll(() => stopAll(browser, englishBrowser, app, db, smtp, receiver))
 
 // -------------------------------------------------------------------------------------------------------------
 // Helpers

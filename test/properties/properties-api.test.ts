@@ -90,12 +90,18 @@ describe("PATCH /api/partners/properties (endpoint 2)", () => {
     )
   }
 
+  /** Maps account a's two test properties to `first` and `second`, in one batch. */
+  const mapBoth = (first: string, second: string) => {
+    const [p1, p2] = a.testProperties
+    return patch(a.testKey, [
+      { property_id: p1!.property_id, external_id: first },
+      { property_id: p2!.property_id, external_id: second }
+    ])
+  }
+
   test("maps, answers the applied mappings, and the list shows them", async () => {
     const [p1, p2] = a.testProperties
-    const res = await patch(a.testKey, [
-      { property_id: p1!.property_id, external_id: "PMS-1" },
-      { property_id: p2!.property_id, external_id: "PMS-2" }
-    ])
+    const res = await mapBoth("PMS-1", "PMS-2")
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
       ok: true,
@@ -109,10 +115,7 @@ describe("PATCH /api/partners/properties (endpoint 2)", () => {
 
   test("null removes a mapping; swapping two ids in one batch works", async () => {
     const [p1, p2] = a.testProperties
-    const swap = await patch(a.testKey, [
-      { property_id: p1!.property_id, external_id: "PMS-2" },
-      { property_id: p2!.property_id, external_id: "PMS-1" }
-    ])
+    const swap = await mapBoth("PMS-2", "PMS-1")
     expect(swap.status).toBe(200)
     const removed = await patch(a.testKey, [{ property_id: p2!.property_id, external_id: null }])
     expect(removed.status).toBe(200)

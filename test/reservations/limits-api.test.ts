@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { admin, call, type HttpResult, seedAccount } from "../support/app.ts"
 import { appFixture } from "../support/fixture.ts"
-import { colombian, foreigner } from "../support/guests.ts"
+import { colombian, foreigner, registrationBody, reservationBody } from "../support/guests.ts"
 import { startFakeTrm } from "../support/trm.ts"
 
 /** `currency: USD` converts with the fake rate. */
@@ -65,32 +65,14 @@ const byPath = (externalId: string, key = testKey(), include = false) =>
     key
   })
 
-const reservation = (overrides: Body = {}): Body => ({
-  external_id: idOf(16),
-  property_id: f.account.testProperties[0]!.property_id,
-  check_in: "2026-12-20",
-  check_out: "2026-12-23",
-  guest_name: "Ana Pérez",
-  guests_count: 2,
-  ...overrides
-})
+const reservation = (overrides: Body = {}): Body =>
+  reservationBody(f.account.testProperties[0]!.property_id, { external_id: idOf(16), ...overrides })
 
 const manyGuests = (n: number) => Array.from({ length: n }, (_, i) => colombian({ numero_documento: `${1000 + i}` }))
 /** An endpoint-7 body; guests_count follows the guests unless overridden. */
 const registration = (overrides: Body = {}): Body => {
-  const guests = (overrides.guests as Array<unknown> | undefined) ?? [colombian(), foreigner()]
-  return {
-    external_id: idOf(16),
-    property_id: f.account.testProperties[0]!.property_id,
-    check_in: "2026-12-20",
-    check_out: "2026-12-23",
-    guest_name: "Ana Pérez",
-    guests_count: guests.length,
-    motivo: "Vacaciones, recreo y ocio",
-    tipo_acomodacion: "Habitación",
-    guests,
-    ...overrides
-  }
+  const guests = (overrides.guests as Array<Body> | undefined) ?? [colombian(), foreigner()]
+  return registrationBody(f.account.testProperties[0]!.property_id, guests, { external_id: idOf(16), ...overrides })
 }
 
 const fieldsOf = (res: HttpResult) => (res.body?.details?.fields ?? []).map((issue: { field: string }) => issue.field)

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { Redacted } from "effect"
 import { admin, call } from "../support/app.ts"
 import { appFixture } from "../support/fixture.ts"
+import { colombian, externalId, registrationBody, reservationBody } from "../support/guests.ts"
 
 const f = appFixture()
 
@@ -10,19 +11,13 @@ const create = (body: Record<string, unknown>, key = f.account.testKey) =>
 const patch = (body: Record<string, unknown>, key = f.account.testKey) =>
   call(f.app, "PATCH", "/api/partners/reservations", { key, json: body })
 const newReservation = async (overrides: Record<string, unknown> = {}) => {
-  const body = {
-    external_id: `M-${Math.random().toString(36).slice(2, 10)}`,
-    property_id: f.account.testProperties[0]!.property_id,
-    check_in: "2026-12-20",
-    check_out: "2026-12-23",
-    guest_name: "Ana Pérez",
-    guests_count: 2,
+  const res = await create(reservationBody(f.account.testProperties[0]!.property_id, {
+    external_id: externalId("M"),
     guest_email: "ana@example.co",
     notes: "first floor",
     metadata: { roomType: "DBL" },
     ...overrides
-  }
-  const res = await create(body)
+  }))
   expect(res.status).toBe(201)
   return res.body as { reservation_id: string; external_id: string }
 }
@@ -89,14 +84,7 @@ describe("PATCH /api/partners/reservations (endpoint 4)", () => {
   })
 
   test("a retry of the original creation still replays after a PATCH, answering the current state", async () => {
-    const original = {
-      external_id: `M-${Math.random().toString(36).slice(2, 10)}`,
-      property_id: f.account.testProperties[0]!.property_id,
-      check_in: "2026-12-20",
-      check_out: "2026-12-23",
-      guest_name: "Ana Pérez",
-      guests_count: 2
-    }
+    const original = reservationBody(f.account.testProperties[0]!.property_id, { external_id: externalId("M") })
     expect((await create(original)).status).toBe(201)
     await patch({ external_id: original.external_id, check_out: "2026-12-25" })
     const retry = await create(original)
@@ -180,27 +168,11 @@ describe("PATCH /api/partners/reservations (endpoint 4)", () => {
       c.CreateProperty({ account_id: f.account.accountId, name: "Live reopen", tra_token: Redacted.make("t") }))
     const submitted = await call(f.app, "POST", "/api/partners/registrations", {
       key: f.account.liveKey,
-      json: {
-        external_id: `R7-${Math.random().toString(36).slice(2, 8)}`,
-        property_id: property.property_id,
-        check_in: "2026-12-20",
-        check_out: "2026-12-22",
-        guest_name: "Ana Pérez",
-        guests_count: 1,
-        motivo: "Trabajo",
-        tipo_acomodacion: "Habitación",
-        guests: [{
-          tipo_documento: "C.C",
-          numero_documento: "1020304050",
-          nombre: "Ana",
-          apellido: "Pérez",
-          nacionalidad: "CO",
-          pais_procedencia: "CO",
-          ciudad_procedencia: "Bogotá",
-          pais_residencia: "CO",
-          ciudad_residencia: "Bogotá"
-        }]
-      }
+      json: registrationBody(
+        property.property_id,
+        [colombian({ apellido: "Pérez", ciudad_procedencia: "Bogotá", ciudad_residencia: "Bogotá" })],
+        { external_id: externalId("R7"), check_out: "2026-12-22", motivo: "Trabajo" }
+      )
     })
     expect(submitted.status).toBe(201)
     expect(submitted.body).toMatchObject({ status: "pending_compliance", checkin_token: null })

@@ -3,7 +3,7 @@ import { Redacted } from "effect"
 import { Warnings } from "../../src/reservations/machine/Reports.ts"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
-import { colombian, foreigner } from "../support/guests.ts"
+import { colombian, foreigner, JOHN_SMITH, registrationBody } from "../support/guests.ts"
 import { bogotaToday, startFakeTrm } from "../support/trm.ts"
 
 const trm = startFakeTrm()
@@ -46,20 +46,17 @@ afterAll(async () => {
 })
 
 const body = (overrides: Record<string, unknown> = {}) => {
-  const guests = (overrides.guests as Array<unknown> | undefined) ?? [colombian(), foreigner()]
-  return {
-    external_id: `G-${Math.random().toString(36).slice(2, 10)}`,
-    property_id: a.testProperties[0]!.property_id,
-    check_in: "2026-12-20",
-    check_out: "2026-12-23",
-    guest_name: "Ana Pérez",
-    guests_count: guests.length,
-    motivo: "Vacaciones, recreo y ocio",
-    tipo_acomodacion: "Habitación",
-    guests,
-    ...overrides
-  }
+  const guests = (overrides.guests as Array<Record<string, unknown>> | undefined) ?? [colombian(), foreigner()]
+  return registrationBody(a.testProperties[0]!.property_id, guests, overrides)
 }
+/** The SIRE part of an answer for one foreign guest whose entry cannot go out (`warning` says why): no exit. */
+const unsentSireOfOne = (status: string, warning: string) => ({
+  status,
+  reported_at: null,
+  foreign_guests: 1,
+  warning,
+  exit: { status: "not_applicable", sends_on: null, reported_at: null }
+})
 const submit = (key: string, json: Record<string, unknown>) => call(app, "POST", "/api/partners/registrations", { key, json })
 const detail = (key: string, externalId: string) =>
   call(app, "GET", `/api/partners/registrations?external_id=${encodeURIComponent(externalId)}&include=guests`, { key })
@@ -140,23 +137,11 @@ describe("POST /api/partners/registrations (endpoint 7), live key", () => {
       mincit_code: null,
       warning: Warnings.traTokenMissing
     })
-    expect(bareRes.body.sire).toEqual({
-      status: "pending",
-      reported_at: null,
-      foreign_guests: 1,
-      warning: Warnings.sireHotelCodeMissing,
-      exit: { status: "not_applicable", sends_on: null, reported_at: null }
-    })
+    expect(bareRes.body.sire).toEqual(unsentSireOfOne("pending", Warnings.sireHotelCodeMissing))
 
     const noSireRes = await submit(a.liveKey, body({ property_id: noSire.property_id }))
     expect(noSireRes.body.tra).toEqual({ status: "pending", reported_at: null, sends_on: "2026-12-20", mincit_code: null })
-    expect(noSireRes.body.sire).toEqual({
-      status: "not_applicable",
-      reported_at: null,
-      foreign_guests: 1,
-      warning: Warnings.sireNotReported,
-      exit: { status: "not_applicable", sends_on: null, reported_at: null }
-    })
+    expect(noSireRes.body.sire).toEqual(unsentSireOfOne("not_applicable", Warnings.sireNotReported))
 
     const noTraRes = await submit(a.liveKey, body({ property_id: noTra.property_id }))
     expect(noTraRes.body.tra).toEqual({
@@ -324,12 +309,7 @@ describe("POST /api/partners/registrations (endpoint 7), test key", () => {
       },
       {
         is_primary: false,
-        tipo_documento: "Pasaporte",
-        numero_documento: "AB123456",
-        nombre: "John",
-        apellido: "Smith",
-        nacionalidad: "US",
-        fecha_nacimiento: "1985-04-12",
+        ...JOHN_SMITH,
         email: "john@example.com",
         phone: "+1 305 555 0100",
         address: "1 Ocean Dr",

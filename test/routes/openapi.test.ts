@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import { EVENT_TYPES } from "../../src/webhooks/Webhook.ts"
-import { call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
-import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { call, seedAccount, startApp } from "../support/app.ts"
+import { appOnFreshDatabase } from "../support/fixture.ts"
 import { type Json, jsonSchemaOf, lint, operationsOf, problemsOf, resolve } from "../support/openapi.ts"
 
 /**
@@ -11,21 +11,13 @@ import { type Json, jsonSchemaOf, lint, operationsOf, problemsOf, resolve } from
 
 const BASE_URL = "https://registro.hotel.test"
 
-let db: TestDatabase
-let app: RunningApp
+const f = appOnFreshDatabase({ PUBLIC_BASE_URL: BASE_URL })
 let partner: Json
 let panel: Json
 
 beforeAll(async () => {
-  db = await freshDatabase()
-  app = await startApp({ DATABASE_URL: db.url, PUBLIC_BASE_URL: BASE_URL })
-  partner = (await call(app, "GET", "/openapi.json")).body
-  panel = (await call(app, "GET", "/api/panel/openapi.json")).body
-})
-
-afterAll(async () => {
-  await app?.stop()
-  await db?.drop()
+  partner = (await call(f.app, "GET", "/openapi.json")).body
+  panel = (await call(f.app, "GET", "/api/panel/openapi.json")).body
 })
 
 const documents = (): Array<[string, Json]> => [["partner", partner], ["panel", panel]]
@@ -50,13 +42,13 @@ describe("servers", () => {
   test("both documents name the configured PUBLIC_BASE_URL, and /docs shows the same document", async () => {
     for (const [, doc] of documents()) expect(doc.servers.map((server: Json) => server.url)).toEqual([BASE_URL])
     // The page loads the served document itself (it no longer inlines a copy), and may call its server.
-    const page = await fetch(`${app.baseUrl}/docs`)
+    const page = await fetch(`${f.app.baseUrl}/docs`)
     expect(await page.text()).toContain(`data-url="/openapi.json"`)
     expect(page.headers.get("content-security-policy")).toContain(`connect-src 'self' ${new URL(BASE_URL).origin}`)
   })
 
   test("another process with another PUBLIC_BASE_URL serves its own", async () => {
-    const other = await startApp({ DATABASE_URL: db.url, PUBLIC_BASE_URL: "https://pms-sandbox.hotel.test/" })
+    const other = await startApp({ DATABASE_URL: f.db.url, PUBLIC_BASE_URL: "https://pms-sandbox.hotel.test/" })
     try {
       expect((await call(other, "GET", "/openapi.json")).body.servers[0].url).toBe("https://pms-sandbox.hotel.test")
       expect((await call(other, "GET", "/api/panel/openapi.json")).body.servers[0].url).toBe(
@@ -213,8 +205,8 @@ describe("unknown fields", () => {
   })
 
   test("…which is what the server does: an unknown field in endpoint 3's body is ignored", async () => {
-    const account = await seedAccount(app, "Hotel Campos Extra")
-    const created = await call(app, "POST", "/api/partners/reservations", {
+    const account = await seedAccount(f.app, "Hotel Campos Extra")
+    const created = await call(f.app, "POST", "/api/partners/reservations", {
       key: account.testKey,
       json: {
         external_id: "EXTRA-1",

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Effect, Layer, type ManagedRuntime, Redacted, TestClock, TestContext } from "effect"
+import { Effect, Layer, type ManagedRuntime, TestClock, TestContext } from "effect"
 import * as DocumentStore from "../../src/documents/DocumentStore.ts"
 import { Retention } from "../../src/documents/Retention.ts"
-import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
+import { admin, call, type RunningApp, seedAccount, startApp, stopAll, traProperty } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
 import { colombian, foreigner, registrationBody } from "../support/guests.ts"
@@ -44,13 +44,7 @@ beforeAll(async () => {
   retention = serviceRuntime(app, Retention.Default.pipe(Layer.provide(DocumentStore.filesystem)))
 })
 
-afterAll(async () => {
-  await retention?.dispose()
-  await app?.stop()
-  await db?.drop()
-  tra?.stop()
-  receiver?.stop()
-})
+afterAll(() => stopAll(retention, app, db, tra, receiver))
 
 /** Every `table.column` of a text, varchar, json or jsonb column whose text contains `needle`. */
 const columnsHolding = async (needle: string): Promise<Array<string>> => {
@@ -85,16 +79,11 @@ describe("secrets and personal data at rest (design §3)", () => {
   let externalId: string
 
   test("a full flow: token and secret never in clear; document numbers in events and the SIRE file for now", async () => {
-    const property = await admin(app, (c) =>
-      c.CreateProperty({
-        account_id: account.accountId,
-        name: "Hotel Reposo",
-        rnt_id: "24680",
-        establishment_name: "Hotel Reposo SAS",
-        tra_token: Redacted.make(DEFAULT_TOKEN),
-        sire_hotel_code: "13579",
-        sire_city_code: "11001"
-      }))
+    const property = await traProperty(app, account.accountId, "Hotel Reposo", "24680", {
+      establishment_name: "Hotel Reposo SAS",
+      sire_hotel_code: "13579",
+      sire_city_code: "11001"
+    })
     const created = await call(app, "POST", "/api/partners/webhooks", {
       key: account.liveKey,
       json: { url: `${receiver.url}/hooks/at-rest`, events: ["*"], include_guests: true }

@@ -8,6 +8,7 @@ import { AdminRpcs } from "../../src/admin/AdminRpcs.ts"
 import { App } from "../../src/App.ts"
 import * as AppConfig from "../../src/config/AppConfig.ts"
 import * as Logging from "../../src/config/Logging.ts"
+import { DEFAULT_TOKEN } from "./fakeTra.ts"
 
 export interface RunningApp {
   readonly baseUrl: string
@@ -24,6 +25,30 @@ export interface RunningApp {
 export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString("base64")
 
 export const tempDir = (prefix: string) => NodeFs.mkdtemp(NodePath.join(NodeOs.tmpdir(), `${prefix}-`))
+
+/**
+ * What a test file starts and stops after its tests: an app, a fake or a server (`stop`), a database (`drop`), a
+ * runtime (`dispose`) or a browser (`close`).
+ */
+export type Started =
+  | { readonly stop: () => unknown }
+  | { readonly drop: () => Promise<void> }
+  | { readonly dispose: () => Promise<void> }
+  | { readonly close: () => Promise<void> }
+
+/**
+ * Stops what a file started, one after another in the order given (a runtime before the app it uses, the app
+ * before its database), passing over what was never started because set-up failed before it.
+ */
+export const stopAll = async (...started: ReadonlyArray<Started | undefined>) => {
+  for (const resource of started) {
+    if (resource === undefined) continue
+    if ("dispose" in resource) await resource.dispose()
+    else if ("drop" in resource) await resource.drop()
+    else if ("close" in resource) await resource.close()
+    else await resource.stop()
+  }
+}
 
 /**
  * Boots the real application layer in-process on a random port, configured only through `env` (as the
@@ -75,6 +100,22 @@ export const seedAccount = async (app: RunningApp, name = "Hotelera Andina") => 
   const live = await admin(app, (c) => c.CreateKey({ account_id: account.account_id, environment: "live" }))
   return { accountId: account.account_id, testKey: sandbox.api_key, liveKey: live.api_key, testProperties: sandbox.properties }
 }
+
+/** What `CreateProperty` takes besides the account: the property's name and settings. */
+export type PropertyFields = Omit<Parameters<RpcClient.FromGroup<typeof AdminRpcs, never>["CreateProperty"]>[0], "account_id">
+
+/** A property of `accountId`, created through the admin RPC as `cli properties create` does. */
+export const createProperty = (app: RunningApp, accountId: string, fields: PropertyFields) =>
+  admin(app, (c) => c.CreateProperty({ account_id: accountId, ...fields }))
+
+/** A property of `accountId` that reports to the TRA with the fake TRA's `DEFAULT_TOKEN`: named, with its RNT. */
+export const traProperty = (
+  app: RunningApp,
+  accountId: string,
+  name: string,
+  rntId: string,
+  settings: Omit<PropertyFields, "name" | "rnt_id" | "tra_token"> = {}
+) => createProperty(app, accountId, { name, rnt_id: rntId, tra_token: Redacted.make(DEFAULT_TOKEN), ...settings })
 
 export interface HttpResult<B = any> {
   readonly status: number

@@ -13,6 +13,26 @@ const withAdminClient = async <A>(use: (client: Pg.Client) => Promise<A>) => {
   }
 }
 
+/** What `schema_migrations` holds once every migration in migrations/ is applied, in id order. */
+export const APPLIED_MIGRATIONS = [
+  { migration_id: 1, name: "foundation" },
+  { migration_id: 2, name: "reservations" },
+  { migration_id: 3, name: "documents" },
+  { migration_id: 4, name: "webhooks" },
+  { migration_id: 5, name: "compliance" },
+  { migration_id: 6, name: "checkin" },
+  { migration_id: 7, name: "mail" },
+  { migration_id: 8, name: "panel" },
+  { migration_id: 9, name: "event_order" },
+  { migration_id: 10, name: "report_safety" },
+  { migration_id: 11, name: "reference_overrides" },
+  { migration_id: 15, name: "alerts" },
+  { migration_id: 16, name: "trace_context" },
+  { migration_id: 17, name: "secrets_at_rest" },
+  { migration_id: 18, name: "delivery_endpoint_due" },
+  { migration_id: 19, name: "departure" }
+]
+
 export interface TestDatabase {
   readonly url: string
   readonly name: string

@@ -181,6 +181,13 @@ const checkLine = (
 
 const json = (status: number, body: unknown) => ({ status, body: JSON.stringify(body), contentType: "application/json" })
 
+/** The app settings that send SIRE files to `sire` as the gateway, with the `token` it was started with. */
+export const gatewayEnv = (sire: Pick<FakeSire, "url">, token: string) => ({
+  SIRE_MODE: "gateway",
+  SIRE_GATEWAY_URL: sire.url,
+  SIRE_GATEWAY_TOKEN: token
+})
+
 export const startFakeSire = (options: FakeSireOptions = {}): FakeSire => {
   const path = options.path ?? "/sire/upload"
   const countries = options.countries ?? COUNTRY_CODE

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from "bun:test"
-import { type RunningApp, seedAccount, startApp } from "./app.ts"
+import { type RunningApp, seedAccount, startApp, stopAll } from "./app.ts"
 import { freshDatabase, type TestDatabase } from "./database.ts"
 
 export interface AppFixture {
@@ -24,4 +24,35 @@ export const appFixture = (env: Record<string, string> = {}): AppFixture => {
     await fixture.db?.drop()
   })
   return fixture
+}
+
+export interface AppOnDatabase {
+  readonly db: TestDatabase
+  readonly app: RunningApp
+}
+
+const notStarted = (): never => {
+  throw new Error("the database and app start in beforeAll: read them inside tests")
+}
+
+/**
+ * A fresh database and the real app on it (extra `env` on top), without an account: for files that arrange
+ * their own. Registers its own beforeAll/afterAll; read the fields inside tests.
+ */
+export const appOnFreshDatabase = (env: Record<string, string> = {}): AppOnDatabase => {
+  let db: TestDatabase | undefined
+  let app: RunningApp | undefined
+  beforeAll(async () => {
+    db = await freshDatabase()
+    app = await startApp({ DATABASE_URL: db.url, ...env })
+  })
+  afterAll(() => stopAll(app, db))
+  return {
+    get db() {
+      return db ?? notStarted()
+    },
+    get app() {
+      return app ?? notStarted()
+    }
+  }
 }

@@ -12,13 +12,18 @@ export const colombian = (overrides: Record<string, unknown> = {}): Record<strin
   ...overrides
 })
 
-export const foreigner = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+/** Who the foreign guest of the fixtures is (a US passport holder), wherever a test writes him down. */
+export const JOHN_SMITH = {
   tipo_documento: "Pasaporte",
   numero_documento: "AB123456",
   nombre: "John",
   apellido: "Smith",
   nacionalidad: "US",
-  fecha_nacimiento: "1985-04-12",
+  fecha_nacimiento: "1985-04-12"
+} as const
+
+export const foreigner = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+  ...JOHN_SMITH,
   pais_procedencia: "US",
   ciudad_procedencia: "Miami",
   pais_residencia: "US",
@@ -36,7 +41,7 @@ let sequence = 0
 export const externalId = (prefix = "T") => `${prefix}-${Date.now().toString(36)}-${++sequence}`
 
 /** An endpoint-3 body (CreateReservation) on `propertyId`: three nights, two guests. */
-export const reservationBody = (propertyId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+export const reservationBody = (propertyId: string, overrides: Record<string, unknown> = {}) => ({
   external_id: externalId("R"),
   property_id: propertyId,
   check_in: "2026-12-20",
@@ -51,7 +56,7 @@ export const registrationBody = (
   propertyId: string,
   guests: ReadonlyArray<Record<string, unknown>>,
   overrides: Record<string, unknown> = {}
-): Record<string, unknown> => ({
+) => ({
   ...reservationBody(propertyId, { external_id: externalId("G"), guests_count: guests.length }),
   motivo: "Vacaciones, recreo y ocio",
   tipo_acomodacion: "Habitación",

@@ -1,4 +1,5 @@
 import type { Subprocess } from "bun"
+import { expect } from "bun:test"
 
 /** The repository root: every child process runs from here, as an operator would. */
 export const ROOT = new URL("../../", import.meta.url).pathname
@@ -30,6 +31,50 @@ const parse = (text: string) => {
   }
 }
 
+/** The piped output streams of a child process and its exit. */
+export interface PipedChild {
+  readonly stdout: ReadableStream<Uint8Array>
+  readonly stderr: ReadableStream<Uint8Array>
+  readonly exited: Promise<number>
+}
+
+/** Waits for a child to end: its exit code and everything it wrote to stdout and stderr. */
+export const outputOf = async (child: PipedChild) => {
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited
+  ])
+  return { code, stdout, stderr }
+}
+
+export interface FollowedOutput {
+  /** Everything written so far, stdout and stderr interleaved by arrival. */
+  readonly text: () => string
+  /** Called after each chunk that arrives (a listener may remove itself). */
+  readonly listeners: Set<() => void>
+  /** Resolves once both streams have ended. */
+  readonly ended: Promise<void>
+}
+
+/** Follows a running child's stdout and stderr as they arrive, for tests that wait for a line to be printed. */
+export const followOutput = (child: PipedChild): FollowedOutput => {
+  let text = ""
+  const listeners = new Set<() => void>()
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder()
+    const reader = stream.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      text += decoder.decode(value, { stream: true })
+      for (const listener of [...listeners]) listener()
+    }
+  }
+  const ended = Promise.all([pump(child.stdout), pump(child.stderr)]).then(() => undefined)
+  return { text: () => text, listeners, ended }
+}
+
 /** Runs `bun src/cli.ts <args>` (or another `entry`: the bundle `dist/cli.js`) as a real process and collects its exit code and output. */
 export const runCli = async (
   args: ReadonlyArray<string>,
@@ -43,12 +88,20 @@ export const runCli = async (
     stdout: "pipe",
     stderr: "pipe"
   })
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited
-  ])
+  const { code, stdout, stderr } = await outputOf(child)
   return { code, stdout, stderr, json: parse(stdout), error: parse(stderr) }
+}
+
+/** A command that succeeded: exit 0, nothing on stderr (the arguments named, should it fail); answers its JSON. */
+export const expectCliSuccess = (args: ReadonlyArray<string>, result: CliResult) => {
+  expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 0, stderr: "" })
+  return result.json
+}
+
+/** A command that failed: exit `exit`, nothing on stdout, `{error, code}` on stderr; answers the message. */
+export const expectCliFailure = (result: CliResult, code: string, exit: 1 | 2) => {
+  expect({ exit: result.code, stdout: result.stdout, code: result.error?.code }).toEqual({ exit, stdout: "", code })
+  return result.error.error as string
 }
 
 export interface TerminalResult {
@@ -107,20 +160,8 @@ export const spawnService = (env: Record<string, string>, entry = "src/main.ts")
     stdout: "pipe",
     stderr: "pipe"
   })
-  let text = ""
-  const listeners = new Set<() => void>()
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder()
-    const reader = stream.getReader()
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      text += decoder.decode(value, { stream: true })
-      for (const listener of listeners) listener()
-    }
-  }
-  const pumped = Promise.all([pump(child.stdout), pump(child.stderr)])
-  const address = () => /listening on (http:\/\/[0-9.]+:\d+)/i.exec(text)?.[1]
+  const { text, listeners, ended: pumped } = followOutput(child)
+  const address = () => /listening on (http:\/\/[0-9.]+:\d+)/i.exec(text())?.[1]
 
   const ready = (timeoutMs = 20_000) =>
     new Promise<string>((resolve, reject) => {
@@ -134,7 +175,7 @@ export const spawnService = (env: Record<string, string>, entry = "src/main.ts")
       }
       const timer = setTimeout(() => {
         listeners.delete(check)
-        reject(new Error(`service did not log its address within ${timeoutMs} ms; output:\n${text}`))
+        reject(new Error(`service did not log its address within ${timeoutMs} ms; output:\n${text()}`))
       }, timeoutMs)
       listeners.add(check)
       check()
@@ -143,7 +184,7 @@ export const spawnService = (env: Record<string, string>, entry = "src/main.ts")
         check()
         if (address() === undefined) {
           clearTimeout(timer)
-          reject(new Error(`service exited with ${code} before listening; output:\n${text}`))
+          reject(new Error(`service exited with ${code} before listening; output:\n${text()}`))
         }
       })
     })
@@ -155,7 +196,7 @@ export const spawnService = (env: Record<string, string>, entry = "src/main.ts")
     return code
   }
 
-  return { child, output: () => text, ready, stop }
+  return { child, output: text, ready, stop }
 }
 
 /** Waits for `promise`, failing after `ms` with `what` in the message. */
@@ -164,3 +205,14 @@ export const within = <A>(ms: number, what: string, promise: Promise<A>): Promis
     promise,
     new Promise<A>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms))
   ])
+
+/**
+ * Waits (15 s at most, for `what`) for a service that must refuse to start, and checks that it exited non-zero;
+ * answers everything it printed.
+ */
+export const refusedStart = async (service: ServiceProcess, what: string) => {
+  const code = await within(15_000, what, service.child.exited)
+  await service.stop()
+  expect(code).not.toBe(0)
+  return service.output()
+}

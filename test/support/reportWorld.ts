@@ -6,10 +6,10 @@ import { Reference } from "../../src/compliance/Reference.ts"
 import { ReportRuns } from "../../src/compliance/ReportRuns.ts"
 import * as SireGateway from "../../src/compliance/SireGateway.ts"
 import * as TraClient from "../../src/compliance/TraClient.ts"
-import { admin, call, type RunningApp, seedAccount, startApp } from "./app.ts"
+import { call, type RunningApp, seedAccount, startApp, traProperty } from "./app.ts"
 import { freshDatabase, type TestDatabase } from "./database.ts"
 import { type FakeSire, startFakeSire } from "./fakeSire.ts"
-import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "./fakeTra.ts"
+import { type FakeTra, startFakeTra } from "./fakeTra.ts"
 import { registrationBody } from "./guests.ts"
 import { serviceRuntime as supportRuntime } from "./services.ts"
 import { bogotaToday } from "./trm.ts"
@@ -22,13 +22,17 @@ import { bogotaToday } from "./trm.ts"
  */
 export const GATEWAY_TOKEN = "report-world-gateway-token"
 
-export interface ReportWorld {
+/** A live hotel with its authorities: the fakes, its own database, the app, a live key and a reporting property. */
+export interface LiveHotel {
   readonly tra: FakeTra
   readonly sire: FakeSire
   readonly db: TestDatabase
   readonly app: RunningApp
   readonly liveKey: string
   readonly propertyId: string
+}
+
+export interface ReportWorld extends LiveHotel {
   readonly runtime: ManagedRuntime.ManagedRuntime<ReportRuns | Alerts, unknown>
   readonly stop: () => Promise<void>
 }
@@ -43,16 +47,11 @@ export const startReportWorld = async (
   const env = { SIRE_MODE: mode, SIRE_GATEWAY_URL: sire.url, SIRE_GATEWAY_TOKEN: GATEWAY_TOKEN, TRA_BASE_URL: tra.url }
   const app = await startApp({ DATABASE_URL: db.url, ROLE: "api", ...env })
   const account = await seedAccount(app)
-  const property = await admin(app, (c) =>
-    c.CreateProperty({
-      account_id: account.accountId,
-      name: "Hotel Semana",
-      rnt_id: "13579",
-      tra_token: Redacted.make(DEFAULT_TOKEN),
-      sire_hotel_code: "2468",
-      sire_city_code: "11001",
-      ...(options.reportsTra === false ? { reports_tra: false } : {})
-    }))
+  const property = await traProperty(app, account.accountId, "Hotel Semana", "13579", {
+    sire_hotel_code: "2468",
+    sire_city_code: "11001",
+    ...(options.reportsTra === false ? { reports_tra: false } : {})
+  })
   const runtime = serviceRuntime(app, env, { tra, sire })
   return {
     tra,

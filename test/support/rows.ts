@@ -67,6 +67,19 @@ export const dueRow = (overrides: Partial<ReservationRow> = {}): ReservationRow 
     ...overrides
   })
 
+/** A `dueRow` whose SIRE entry went out (`reportedAt`) and whose exit waits for check_out, 2026-12-13. */
+export const exitDueRow = (reportedAt: string, overrides: Partial<ReservationRow> = {}): ReservationRow =>
+  dueRow({
+    sire: {
+      status: "success",
+      reported_at: reportedAt,
+      foreign_guests: 1,
+      exit: { status: "pending", sends_on: "2026-12-13", reported_at: null }
+    },
+    sire_reported: true,
+    ...overrides
+  })
+
 /** A stored guest. */
 export const guestRow = (overrides: Partial<GuestRow> = {}): GuestRow => ({
   id: "00000000-0000-4000-8000-0000000000c1",

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Redacted } from "effect"
-import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
+import { admin, call, type RunningApp, seedAccount, startApp, stopAll, traProperty } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
-import { type FakeSire, startFakeSire } from "../support/fakeSire.ts"
-import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
+import { type FakeSire, gatewayEnv, startFakeSire } from "../support/fakeSire.ts"
+import { type FakeTra, startFakeTra } from "../support/fakeTra.ts"
 import { colombian, foreigner, registrationBody, reservationBody } from "../support/guests.ts"
 import { ROOT } from "../support/process.ts"
 import { type Receiver, startReceiver } from "../support/receiver.ts"
@@ -36,22 +35,14 @@ beforeAll(async () => {
     DATABASE_URL: db.url,
     METRICS_PORT: String(port),
     TRA_BASE_URL: tra.url,
-    SIRE_MODE: "gateway",
-    SIRE_GATEWAY_URL: sire.url,
-    SIRE_GATEWAY_TOKEN: GATEWAY_TOKEN,
+    ...gatewayEnv(sire, GATEWAY_TOKEN),
     REPORTS_EVERY: "24 hours",
     WEBHOOK_ALLOW_PRIVATE_URLS: "true"
   })
   account = await seedAccount(app)
 })
 
-afterAll(async () => {
-  await app?.stop()
-  await db?.drop()
-  tra?.stop()
-  sire?.stop()
-  receiver?.stop()
-})
+afterAll(() => stopAll(app, db, tra, sire, receiver))
 
 const metrics = () => scrape(metricsUrl)
 /** Polls until `check` holds for a scrape (figures sampled from the database move when the loops have worked). */
@@ -141,14 +132,7 @@ describe("metrics on METRICS_PORT (design §9)", () => {
   })
 
   test("a failed TRA post (500): an Unknown outcome, the run's duration, the submission pending", async () => {
-    const property = await admin(app, (c) =>
-      c.CreateProperty({
-        account_id: account.accountId,
-        name: "Hotel Métricas",
-        rnt_id: "55555",
-        tra_token: Redacted.make(DEFAULT_TOKEN),
-        reports_sire: false
-      }))
+    const property = await traProperty(app, account.accountId, "Hotel Métricas", "55555", { reports_sire: false })
     expect((await register(property.property_id, bogotaToday())).status).toBe(201)
     const before = await metrics()
     expect(before.value("compliance_reports", { authority: "tra", state: "due" })).toBe(1)
@@ -167,15 +151,10 @@ describe("metrics on METRICS_PORT (design §9)", () => {
   })
 
   test("a SIRE file posted to the gateway: counted by its outcome", async () => {
-    const property = await admin(app, (c) =>
-      c.CreateProperty({
-        account_id: account.accountId,
-        name: "Hotel Migración",
-        rnt_id: "77777",
-        tra_token: Redacted.make(DEFAULT_TOKEN),
-        sire_hotel_code: "4321",
-        sire_city_code: "5001"
-      }))
+    const property = await traProperty(app, account.accountId, "Hotel Migración", "77777", {
+      sire_hotel_code: "4321",
+      sire_city_code: "5001"
+    })
     const body = registrationBody(property.property_id, [foreigner({ numero_documento: `P${documents++}` })], {
       check_in: bogotaToday(),
       check_out: "2099-01-03",

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Redacted } from "effect"
-import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
+import { admin, call, type RunningApp, seedAccount, startApp, stopAll, traProperty } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
-import { DEFAULT_TOKEN, type FakeTra, startFakeTra } from "../support/fakeTra.ts"
+import { type FakeTra, startFakeTra } from "../support/fakeTra.ts"
 import { colombian, registrationBody, reservationBody } from "../support/guests.ts"
-import { ROOT } from "../support/process.ts"
+import { outputOf, ROOT } from "../support/process.ts"
 import { type Receiver, startReceiver } from "../support/receiver.ts"
 import { panelClient } from "../support/panel.ts"
 import { type FakeSmtp, startFakeSmtp } from "../support/smtp.ts"
@@ -45,14 +44,7 @@ beforeAll(async () => {
   account = await seedAccount(app)
 })
 
-afterAll(async () => {
-  await app?.stop()
-  await db?.drop()
-  otlp?.stop()
-  receiver?.stop()
-  tra?.stop()
-  await smtp?.stop()
-})
+afterAll(() => stopAll(app, db, otlp, receiver, tra, smtp))
 
 const inTrace = (traceId: string) => otlp.spans.filter((span) => span.traceId === traceId)
 const names = (spans: ReadonlyArray<ExportedSpan>) => [...new Set(spans.map((span) => span.name))].sort()
@@ -72,14 +64,7 @@ describe("traces over OTLP/HTTP (design §9)", () => {
       json: { url: `${receiver.url}/hooks/traced`, events: ["reservation.created"] }
     })
     expect(hook.status).toBe(201)
-    const property = await admin(app, (c) =>
-      c.CreateProperty({
-        account_id: account.accountId,
-        name: "Hotel Trazado",
-        rnt_id: "66666",
-        tra_token: Redacted.make(DEFAULT_TOKEN),
-        reports_sire: false
-      }))
+    const property = await traProperty(app, account.accountId, "Hotel Trazado", "66666", { reports_sire: false })
     const body = registrationBody(property.property_id, [colombian({ numero_documento: "51000001" })], {
       check_in: bogotaToday(),
       check_out: "2099-01-03",
@@ -229,13 +214,9 @@ describe("telemetry unset (design §9)", () => {
         stdout: "pipe",
         stderr: "pipe"
       })
-      const [out, err, code] = await Promise.all([
-        new Response(child.stdout).text(),
-        new Response(child.stderr).text(),
-        child.exited
-      ])
-      expect(code, err).toBe(0)
-      expect(JSON.parse(out.trim().split("\n").at(-1)!)).toEqual({ status: 200, loaded: [] })
+      const { code, stdout, stderr } = await outputOf(child)
+      expect(code, stderr).toBe(0)
+      expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toEqual({ status: 200, loaded: [] })
     } finally {
       await local.drop()
     }

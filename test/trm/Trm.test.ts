@@ -254,17 +254,26 @@ describe("TrmProvider caching", () => {
   })
 })
 
+/**
+ * A first `rateFor` against a server failing in `mode`: its error and how many queries it took; then the rate a
+ * second call gets once the server answers again.
+ */
+const failThenRecover = (mode: Mode) => {
+  fake.mode = mode
+  return run(
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(rateFor("2026-11-22"))
+      const queries = fake.queries.length
+      fake.mode = "ok"
+      return { error, queries, rate: yield* rateFor("2026-11-22") }
+    })
+  )
+}
+
 describe("TrmProvider failures → TrmUnavailable (503 trm_unavailable), retried, never cached", () => {
   test("5xx: retried up to 3 attempts, then TrmUnavailable; a later call succeeds once the server recovers", async () => {
-    fake.mode = "500"
-    const [error, rate] = await run(
-      Effect.gen(function*() {
-        const error = yield* Effect.flip(rateFor("2026-11-22"))
-        expect(fake.queries).toHaveLength(3)
-        fake.mode = "ok"
-        return [error, yield* rateFor("2026-11-22")] as const
-      })
-    )
+    const { error, queries, rate } = await failThenRecover("500")
+    expect(queries).toBe(3)
     expect(error).toBeInstanceOf(TrmUnavailable)
     expect(error.message).toContain("HTTP 500")
     expect(error.details).toEqual({ date: "2026-11-22" })
@@ -294,29 +303,15 @@ describe("TrmProvider failures → TrmUnavailable (503 trm_unavailable), retried
   })
 
   test("malformed JSON is retried, then TrmUnavailable, not cached", async () => {
-    fake.mode = "malformed"
-    const [error, rate] = await run(
-      Effect.gen(function*() {
-        const error = yield* Effect.flip(rateFor("2026-11-22"))
-        fake.mode = "ok"
-        return [error, yield* rateFor("2026-11-22")] as const
-      })
-    )
+    const { error, rate } = await failThenRecover("malformed")
     expect(error.message).toContain("not JSON")
     expect(rate.rate).toBe("3950.45")
     expect(fake.queries).toHaveLength(4)
   })
 
   test("an empty answer is TrmUnavailable without retries, and is not cached", async () => {
-    fake.mode = "empty"
-    const [error, rate] = await run(
-      Effect.gen(function*() {
-        const error = yield* Effect.flip(rateFor("2026-11-22"))
-        expect(fake.queries).toHaveLength(1)
-        fake.mode = "ok"
-        return [error, yield* rateFor("2026-11-22")] as const
-      })
-    )
+    const { error, queries, rate } = await failThenRecover("empty")
+    expect(queries).toBe(1)
     expect(error).toBeInstanceOf(TrmUnavailable)
     expect(rate.rate).toBe("3950.45")
     expect(fake.queries).toHaveLength(2)

@@ -8,7 +8,7 @@ import { lateWarning, type MovementFacts, type Verdict, waitingWarning } from ".
 import * as Reports from "../../../src/reservations/machine/Reports.ts"
 import { NO_EXIT } from "../../../src/reservations/machine/State.ts"
 import { NothingToRetry } from "../../../src/shared/errors.ts"
-import { dueRow } from "../../support/rows.ts"
+import { dueRow, exitDueRow } from "../../support/rows.ts"
 
 /** The arrival day (check_in 2026-12-10), in the afternoon in Bogotá. */
 const AT = new Date("2026-12-10T15:00:00Z")
@@ -342,17 +342,7 @@ describe("exits follow entries (design §6.8)", () => {
 
   describe("SireExitUnbuilt: a run built no exit line for an exit due", () => {
     /** The entry went out; the exit, due on check_out (2026-12-13), waits. */
-    const due = (overrides: Partial<ReservationRow> = {}) =>
-      dueRow({
-        sire: {
-          status: "success",
-          reported_at: "x",
-          foreign_guests: 1,
-          exit: { status: "pending", sends_on: "2026-12-13", reported_at: null }
-        },
-        sire_reported: true,
-        ...overrides
-      })
+    const due = (overrides: Partial<ReservationRow> = {}) => exitDueRow("x", overrides)
 
     test("owed (the entry accepted in this very run): stays due, for the next run", () => {
       const movements = [entry("g1", "accepted")]

@@ -37,24 +37,17 @@ const full: ReportingSettings = { reports_tra: true, reports_sire: true, has_tra
 // ---------------------------------------------------------------------------------------------------------------
 
 describe("complianceStatus (design §6.9): every pair of report states", () => {
-  test.each<[ReportStatus, ReportStatus, ReturnType<typeof complianceStatus>]>([
-    ["not_applicable", "not_applicable", "compliant"],
-    ["not_applicable", "pending", "pending_compliance"],
-    ["not_applicable", "success", "compliant"],
-    ["not_applicable", "error", "failed"],
-    ["pending", "not_applicable", "pending_compliance"],
-    ["pending", "pending", "pending_compliance"],
-    ["pending", "success", "pending_compliance"],
-    ["pending", "error", "failed"],
-    ["success", "not_applicable", "compliant"],
-    ["success", "pending", "pending_compliance"],
-    ["success", "success", "compliant"],
-    ["success", "error", "partial"],
-    ["error", "not_applicable", "failed"],
-    ["error", "pending", "failed"],
-    ["error", "success", "partial"],
-    ["error", "error", "failed"]
-  ])("tra %s, sire %s → %s", (tra, sire, expected) => {
+  const states: ReadonlyArray<ReportStatus> = ["not_applicable", "pending", "success", "error"]
+  /** A row per TRA state; its columns are the SIRE states in the order of `states`. */
+  const table: ReadonlyArray<readonly [ReportStatus, ReadonlyArray<ReturnType<typeof complianceStatus>>]> = [
+    ["not_applicable", ["compliant", "pending_compliance", "compliant", "failed"]],
+    ["pending", ["pending_compliance", "pending_compliance", "pending_compliance", "failed"]],
+    ["success", ["compliant", "pending_compliance", "compliant", "partial"]],
+    ["error", ["failed", "failed", "partial", "failed"]]
+  ]
+  type Case = [ReportStatus, ReportStatus, ReturnType<typeof complianceStatus>]
+  const cases = table.flatMap(([tra, row]) => row.map((expected, column): Case => [tra, states[column]!, expected]))
+  test.each<Case>(cases)("tra %s, sire %s → %s", (tra, sire, expected) => {
     expect(complianceStatus(tra, sire)).toBe(expected)
     expect(deriveStatus(snap({ tra: { status: tra, reported: false }, sire: { status: sire, reported: false } })))
       .toBe(expected)

@@ -23,7 +23,7 @@ import {
 } from "../../../src/reservations/machine/State.ts"
 import * as Stay from "../../../src/reservations/machine/Stay.ts"
 import type { Environment } from "../../../src/shared/Environment.ts"
-import { dueRow, guestRow, reservationRow } from "../../support/rows.ts"
+import { dueRow, exitDueRow, guestRow, reservationRow } from "../../support/rows.ts"
 import { ERROR, IN_FLIGHT, NA, PENDING, type ReportState, reportFixtures, SUCCESS } from "../../support/reportStates.ts"
 
 /** Before check_in (2026-12-10): reports that become due now are not late. */
@@ -97,20 +97,16 @@ describe("the date table of design §6.6, every cell", () => {
   }
   const reportedAs = { none: [NA, NA], tra: [SUCCESS, NA], sire: [NA, SUCCESS], both: [SUCCESS, SUCCESS] } as const
 
-  test.each<[Stay.DateChange, keyof typeof reportedAs, Stay.DateVerdict]>([
-    ["extend_check_out", "none", "ok"],
-    ["extend_check_out", "tra", "ok_register_extension"],
-    ["extend_check_out", "sire", "ok"],
-    ["extend_check_out", "both", "ok_register_extension"],
-    ["shorten_check_out", "none", "ok"],
-    ["shorten_check_out", "tra", "already_reported"],
-    ["shorten_check_out", "sire", "ok"],
-    ["shorten_check_out", "both", "already_reported"],
-    ["move_check_in", "none", "ok"],
-    ["move_check_in", "tra", "already_reported"],
-    ["move_check_in", "sire", "already_reported"],
-    ["move_check_in", "both", "already_reported"]
-  ])("%s, reported: %s → %s", (change, reported, verdict) => {
+  const reportedColumns: ReadonlyArray<keyof typeof reportedAs> = ["none", "tra", "sire", "both"]
+  /** A row per change; its columns are the verdicts when the reports in `reportedColumns` went out. */
+  const verdicts: ReadonlyArray<readonly [Stay.DateChange, ReadonlyArray<Stay.DateVerdict>]> = [
+    ["extend_check_out", ["ok", "ok_register_extension", "ok", "ok_register_extension"]],
+    ["shorten_check_out", ["ok", "already_reported", "ok", "already_reported"]],
+    ["move_check_in", ["ok", "already_reported", "already_reported", "already_reported"]]
+  ]
+  type Case = [Stay.DateChange, keyof typeof reportedAs, Stay.DateVerdict]
+  const cases = verdicts.flatMap(([change, row]) => row.map((verdict, column): Case => [change, reportedColumns[column]!, verdict]))
+  test.each<Case>(cases)("%s, reported: %s → %s", (change, reported, verdict) => {
     const [tra, sire] = reportedAs[reported]
     expect(Stay.dateVerdict(change, { tra: tra.reported, sire: sire.reported })).toBe(verdict)
 
@@ -462,17 +458,7 @@ describe("the check-in page (design §5)", () => {
 
 describe("Depart (design §6.8)", () => {
   // dueRow: check_in 2026-12-10, check_out 2026-12-13; the SIRE entry went out, its exit waits for check_out.
-  const entered = (overrides: Partial<ReservationRow> = {}) =>
-    dueRow({
-      sire: {
-        status: "success",
-        reported_at: "2026-12-10T17:00:00.000Z",
-        foreign_guests: 1,
-        exit: { status: "pending", sends_on: "2026-12-13", reported_at: null }
-      },
-      sire_reported: true,
-      ...overrides
-    })
+  const entered = (overrides: Partial<ReservationRow> = {}) => exitDueRow("2026-12-10T17:00:00.000Z", overrides)
   const TODAY = "2026-12-12"
   const depart = (departedOn: string, exitInFile = false) => Command.Depart({ departedOn, today: TODAY, exitInFile })
   const fieldOf = <A, E>(result: Either.Either<A, E>) =>

@@ -18,19 +18,24 @@
  *   cuerpoAcompanante, loQueFalta (the fields it refuses to send empty)
  */
 
-/**
- * `POST /one/`: the 15 fields every source sends for the main guest (C1–C5, C7–C9 agree on the set), with the
- * service's own misspelling `cuidad_` (C2: "typo intencional de la API"; C3 above). A body with `ciudad_…`
- * sends a field the service does not have and leaves `cuidad_…` missing.
- */
-export const ONE_FIELDS: ReadonlyArray<string> = [
+/** The seven fields `/one/` and `/two/` both open with, in that order: the guest, then the room. */
+const GUEST_AND_ROOM_FIELDS: ReadonlyArray<string> = [
   "tipo_identificacion",
   "numero_identificacion",
   "nombres",
   "apellidos",
   "cuidad_residencia",
   "cuidad_procedencia",
-  "numero_habitacion",
+  "numero_habitacion"
+]
+
+/**
+ * `POST /one/`: the 15 fields every source sends for the main guest (C1–C5, C7–C9 agree on the set), with the
+ * service's own misspelling `cuidad_` (C2: "typo intencional de la API"; C3 above). A body with `ciudad_…`
+ * sends a field the service does not have and leaves `cuidad_…` missing.
+ */
+export const ONE_FIELDS: ReadonlyArray<string> = [
+  ...GUEST_AND_ROOM_FIELDS,
   "motivo",
   "numero_acompanantes",
   "check_in",
@@ -43,13 +48,7 @@ export const ONE_FIELDS: ReadonlyArray<string> = [
 
 /** `POST /two/`: the 10 fields of a companion (C1–C5, C7, C8 agree); `padre` is the code `/one/` answered. */
 export const TWO_FIELDS: ReadonlyArray<string> = [
-  "tipo_identificacion",
-  "numero_identificacion",
-  "nombres",
-  "apellidos",
-  "cuidad_residencia",
-  "cuidad_procedencia",
-  "numero_habitacion",
+  ...GUEST_AND_ROOM_FIELDS,
   "check_in",
   "check_out",
   "padre"
