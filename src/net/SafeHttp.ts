@@ -190,6 +190,17 @@ const UNREACHABLE = new Set([
   "EAFNOSUPPORT"
 ])
 
+/** A request whose URL passed the policy, in the form an attempt sends it (`execute`'s and `send`'s alike). */
+interface CheckedRequest {
+  readonly target: Target
+  /** What is requested (the target's URL with the request's parameters and hash). */
+  readonly url: URL
+  readonly method: string
+  readonly headers: Headers.Headers
+  readonly body: BodyInit | null
+  readonly stream: boolean
+}
+
 const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
   const body = new Uint8Array(size)
   let offset = 0
@@ -396,18 +407,12 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
      * Fails only with `Failed` or `Refused`, or with the abort of `signal`.
      */
     const attemptAt = async (
-      target: Target,
-      url: URL,
-      request: {
-        readonly method: string
-        readonly headers: Headers.Headers
-        readonly body: BodyInit | null
-        readonly stream: boolean
-      },
+      request: CheckedRequest,
       timeoutMs: number,
       max: number,
       signal: AbortSignal | undefined
     ): Promise<SafeResponse> => {
+      const { target, url } = request
       const started = clock.unsafeCurrentTimeMillis()
       // Resolution is part of the attempt's time limit: an IP literal needs none.
       const addresses = target.literal !== undefined ? [target.literal] : await resolve(target, timeoutMs, signal)
@@ -454,14 +459,39 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
       }
     }
 
+    /**
+     * The one attempt behind `execute` and `send`, at a request whose URL passed the policy: the pinned request
+     * (`attemptAt`) with the `http.client` span's request and answer attributes set on `span` as `HttpClient` sets
+     * them (ending the span is the caller's), answered as an `Either`; rejects only when `signal` aborted it.
+     */
+    const attemptChecked = async (
+      request: CheckedRequest,
+      limits: ExecuteOptions | undefined,
+      signal: AbortSignal | undefined,
+      span: Tracer.Span | undefined,
+      redacted: ReadonlyArray<string | RegExp>
+    ): Promise<Either.Either<SafeResponse, UnsafeUrl | OutboundFailed>> => {
+      const timeoutMs = Duration.toMillis(Duration.decode(limits?.timeout ?? DEFAULT_TIMEOUT))
+      const max = limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+      if (span !== undefined) requestAttributes(span, request.method, request.url, request.headers, redacted)
+      try {
+        const response = await attemptAt(request, timeoutMs, max, signal)
+        if (span !== undefined) responseAttributes(span, response, redacted)
+        return Either.right(response)
+      } catch (cause) {
+        // Aborted by the caller: nothing to answer.
+        if (signal?.aborted === true) throw cause
+        return Either.left(failureOf(cause))
+      }
+    }
+
+    /** `attemptChecked` in the caller's fiber: its span is the fiber's, interrupting the fiber aborts the request. */
     const execute = (
       request: HttpClientRequest.HttpClientRequest,
       executeOptions?: ExecuteOptions
     ): Effect.Effect<SafeResponse, UnsafeUrl | OutboundFailed> =>
       Effect.gen(function*() {
         const target = yield* check(request.url)
-        const timeoutMs = Duration.toMillis(Duration.decode(executeOptions?.timeout ?? DEFAULT_TIMEOUT))
-        const max = executeOptions?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
         const url = yield* Either.mapLeft(
           UrlParams.makeUrl(request.url, request.urlParams, request.hash),
           (error) =>
@@ -470,40 +500,41 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
               message: `the request to ${target.hostname} failed (${error.message})`
             })
         )
-        const attempt = {
+        const checked: CheckedRequest = {
+          target,
+          url,
           method: request.method,
           headers: request.headers,
           body: yield* bodyOf(request),
           stream: request.body._tag === "Stream"
         }
-        const sent = Effect.tryPromise({
-          try: (signal) => attemptAt(target, url, attempt, timeoutMs, max, signal),
-          catch: failureOf
-        })
         return yield* Effect.useSpan(
           `http.client ${request.method}`,
           { kind: "client", captureStackTrace: false },
           (span) =>
-            Effect.gen(function*() {
-              const redacted = yield* FiberRef.get(Headers.currentRedactedNames)
-              requestAttributes(span, request.method, url, request.headers, redacted)
-              const result = yield* Effect.withParentSpan(sent, span)
-              responseAttributes(span, result, redacted)
-              return result
-            })
+            Effect.flatMap(FiberRef.get(Headers.currentRedactedNames), (redacted) =>
+              Effect.flatMap(
+                Effect.promise((signal) => attemptChecked(checked, executeOptions, signal, span, redacted)),
+                (result) => result
+              ))
         )
       })
 
+    /** `attemptChecked` as a plain promise, its span (when traced) made and ended here. */
     const send = async (
       request: PlainRequest,
       sendOptions?: SendOptions
     ): Promise<Either.Either<SafeResponse, UnsafeUrl | OutboundFailed>> => {
-      const checked = check(request.url)
-      if (Either.isLeft(checked)) return Either.left(checked.left)
-      const target = checked.right
-      const timeoutMs = Duration.toMillis(Duration.decode(sendOptions?.timeout ?? DEFAULT_TIMEOUT))
-      const max = sendOptions?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-      const headers = Headers.fromInput(request.headers)
+      const target = check(request.url)
+      if (Either.isLeft(target)) return Either.left(target.left)
+      const checked: CheckedRequest = {
+        target: target.right,
+        url: target.right.url,
+        method: request.method,
+        headers: Headers.fromInput(request.headers),
+        body: request.body,
+        stream: false
+      }
       const trace = sendOptions?.trace
       const span = trace?.tracer.span(
         `http.client ${request.method}`,
@@ -513,29 +544,15 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
         trace.clock.unsafeCurrentTimeNanos(),
         "client"
       )
-      if (span !== undefined) requestAttributes(span, request.method, target.url, headers, trace!.redactedNames)
       const end = (exit: Exit.Exit<unknown, unknown>) => span?.end(trace!.clock.unsafeCurrentTimeNanos(), exit)
       try {
-        const response = await attemptAt(
-          target,
-          target.url,
-          { method: request.method, headers, body: request.body, stream: false },
-          timeoutMs,
-          max,
-          sendOptions?.signal
-        )
-        if (span !== undefined) responseAttributes(span, response, trace!.redactedNames)
-        end(Exit.void)
-        return Either.right(response)
+        const result = await attemptChecked(checked, sendOptions, sendOptions?.signal, span, trace?.redactedNames ?? [])
+        end(Either.isRight(result) ? Exit.void : Exit.fail(result.left))
+        return result
       } catch (cause) {
         // Aborted by the caller: the span still ends (interrupted), then the promise rejects.
-        if (sendOptions?.signal?.aborted === true) {
-          end(Exit.interrupt(FiberId.none))
-          throw cause
-        }
-        const error = failureOf(cause)
-        end(Exit.fail(error))
-        return Either.left(error)
+        end(Exit.interrupt(FiberId.none))
+        throw cause
       }
     }
 
