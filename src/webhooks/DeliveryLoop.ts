@@ -3,7 +3,8 @@ import { Cause, DateTime, Duration, Effect, Exit, FiberRef, Layer, Option, Queue
 import { Database, PgPool } from "../db/Database.ts"
 import * as Listen from "../db/Listen.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
-import { type ClaimedDelivery, Deliveries } from "./Deliveries.ts"
+import { Deliveries } from "./Deliveries.ts"
+import type { ClaimedDelivery } from "./DeliveryStore.ts"
 import { DELIVERY_TIMEOUT } from "./RetryPolicy.ts"
 
 /**
