@@ -211,6 +211,161 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => 
   return body
 }
 
+const unreachable = (cause: unknown) => UNREACHABLE.has(errorCode(cause) ?? "")
+
+const isTimeout = (cause: unknown) =>
+  typeof cause === "object" && cause !== null && "name" in cause && cause.name === "TimeoutError"
+
+/** Thrown inside the attempt's promise to carry a refusal (an address the policy refuses) out of it. */
+class Refused {
+  constructor(readonly error: UnsafeUrl) {}
+}
+
+const timedOut = (target: Target, timeoutMs: number) =>
+  new OutboundFailed({
+    kind: "timeout",
+    message: `no complete answer from ${target.hostname} within ${Duration.format(Duration.millis(timeoutMs))}`
+  })
+
+/** A transport failure (no answer) as the attempt reports it. */
+const connectFailed = (target: Target, addresses: ReadonlyArray<string>, cause: unknown) => {
+  const code = errorCode(cause) ?? "connection failed"
+  const where = `${target.hostname} (${addresses.join(", ")}) on port ${target.port}`
+  return new OutboundFailed({
+    kind: "connect",
+    message: /CERT|TLS|SSL|VERIFY|SIGNATURE|ISSUER|HOSTNAME_MISMATCH/i.test(code)
+      ? `the TLS certificate of ${where} could not be verified (${code})`
+      : `could not connect to ${where} (${code})`
+  })
+}
+
+/** Thrown inside the attempt's promise to carry a failure out of it as it is. */
+class Failed {
+  constructor(readonly error: OutboundFailed) {}
+}
+
+/**
+ * Reads at most `max` bytes; the read stops (and the connection is closed) as soon as the body passes it. A
+ * declared length within the limit is read in one piece: the body is bounded by it, and this is several times
+ * cheaper per request than a stream (docs/performance.md, webhook deliveries).
+ */
+const readBody = async (response: Response, target: Target, max: number, signal: AbortSignal) => {
+  const tooLarge = () =>
+    new Failed(
+      new OutboundFailed({
+        kind: "too_large",
+        message: `the answer of ${target.hostname} is larger than ${max} bytes`
+      })
+    )
+  // The reason is what @effect/platform called a broken body read ("Decode"): the message stays as it was.
+  const broke = (cause: unknown) =>
+    isTimeout(cause) || signal.aborted
+      ? cause
+      : new Failed(
+        new OutboundFailed({ kind: "failed", message: `the answer of ${target.hostname} broke off (Decode)` })
+      )
+  const length = response.headers.get("content-length")
+  const declared = Number(length)
+  if (length !== null && Number.isFinite(declared)) {
+    if (declared > max) {
+      await response.body?.cancel().catch(() => undefined)
+      throw tooLarge()
+    }
+    const buffer = await response.arrayBuffer().catch((cause) => {
+      throw broke(cause)
+    })
+    if (buffer.byteLength > max) throw tooLarge()
+    return new Uint8Array(buffer)
+  }
+  if (response.body === null) return new Uint8Array(0) // no body at all (HEAD, 204, …)
+  const reader = response.body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (;;) {
+    const next = await reader.read().catch((cause) => {
+      throw broke(cause)
+    })
+    if (next.done) return concat(chunks, size)
+    size += next.value.byteLength
+    if (size > max) {
+      await reader.cancel().catch(() => undefined)
+      throw tooLarge()
+    }
+    chunks.push(next.value)
+  }
+}
+
+/**
+ * Sends to the checked addresses in order, moving on only when one refuses or cannot be reached, and reads
+ * the answer. Plain `fetch` with the pinning options: `FetchHttpClient`'s request and response wrappers and a
+ * timeout fiber cost more than the rest of a delivery together (docs/performance.md, webhook deliveries).
+ */
+const sendTo = async (
+  url: URL,
+  init: BunFetchRequestInit,
+  target: Target,
+  addresses: ReadonlyArray<string>,
+  max: number,
+  signal: AbortSignal
+): Promise<SafeResponse> => {
+  for (let index = 0;; index++) {
+    const address = addresses[index]!
+    const pinned = new URL(url.href) // urlParams and hash of the request are kept
+    pinned.hostname = address.includes(":") ? `[${address}]` : address
+    let response: Response
+    try {
+      response = await fetch(pinned, { ...init, signal })
+    } catch (cause) {
+      if (isTimeout(cause) || signal.aborted) throw cause
+      if (index + 1 < addresses.length && unreachable(cause)) continue
+      throw new Failed(connectFailed(target, addresses, cause))
+    }
+    const body = await readBody(response, target, max, signal)
+    const headers: Record<string, string> = {}
+    response.headers.forEach((value, name) => {
+      headers[name] = value
+    })
+    return { status: response.status, headers, body, address }
+  }
+}
+
+/** What an attempt's promise failed with, as the caller sees it. */
+const failureOf = (cause: unknown): UnsafeUrl | OutboundFailed =>
+  cause instanceof Failed || cause instanceof Refused
+    ? cause.error
+    : new OutboundFailed({ kind: "failed", message: `the request failed (${errorCode(cause) ?? String(cause)})` })
+
+const bodyOf = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<BodyInit | null> => {
+  const body = request.body
+  switch (body._tag) {
+    case "Raw":
+      return Effect.succeed(body.body as BodyInit)
+    case "Uint8Array":
+      return Effect.succeed(body.body as BodyInit)
+    case "FormData":
+      return Effect.succeed(body.formData)
+    case "Stream":
+      return Effect.orDie(Stream.toReadableStreamEffect(body.stream))
+    default:
+      return Effect.succeed(null)
+  }
+}
+
+/** Fetch options of one attempt: TLS for the original name while the URL names the IP (`ca`: the test roots). */
+const fetchInit = (target: Target, ca: Array<string> | undefined): BunFetchRequestInit => {
+  const init: BunFetchRequestInit = { redirect: "manual" }
+  if (target.url.protocol === "https:") {
+    init.tls = {
+      // Explicit, so that NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment cannot turn verification off.
+      rejectUnauthorized: true,
+      // SNI and the name the certificate must match; an IP-literal URL is verified against the IP (no SNI).
+      ...(target.literal === undefined ? { serverName: target.hostname.replace(/\.$/, "") } : {}),
+      ...(ca === undefined ? {} : { ca })
+    }
+  }
+  return init
+}
+
 export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, never, Resolver> =>
   Effect.gen(function*() {
     const resolver = yield* Resolver
@@ -255,139 +410,6 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
         return addresses
       })
 
-    /** Fetch options of one attempt: TLS for the original name while the URL names the IP. */
-    const fetchInit = (target: Target): BunFetchRequestInit => {
-      const init: BunFetchRequestInit = { redirect: "manual" }
-      if (target.url.protocol === "https:") {
-        init.tls = {
-          // Explicit, so that NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment cannot turn verification off.
-          rejectUnauthorized: true,
-          // SNI and the name the certificate must match; an IP-literal URL is verified against the IP (no SNI).
-          ...(target.literal === undefined ? { serverName: target.hostname.replace(/\.$/, "") } : {}),
-          ...(ca === undefined ? {} : { ca })
-        }
-      }
-      return init
-    }
-
-    const unreachable = (cause: unknown) => UNREACHABLE.has(errorCode(cause) ?? "")
-
-    /** A transport failure (no answer) as the attempt reports it. */
-    const connectFailed = (target: Target, addresses: ReadonlyArray<string>, cause: unknown) => {
-      const code = errorCode(cause) ?? "connection failed"
-      const where = `${target.hostname} (${addresses.join(", ")}) on port ${target.port}`
-      return new OutboundFailed({
-        kind: "connect",
-        message: /CERT|TLS|SSL|VERIFY|SIGNATURE|ISSUER|HOSTNAME_MISMATCH/i.test(code)
-          ? `the TLS certificate of ${where} could not be verified (${code})`
-          : `could not connect to ${where} (${code})`
-      })
-    }
-
-    /** Thrown inside the attempt's promise to carry a failure out of it as it is. */
-    class Failed {
-      constructor(readonly error: OutboundFailed) {}
-    }
-
-    /**
-     * Reads at most `max` bytes; the read stops (and the connection is closed) as soon as the body passes it. A
-     * declared length within the limit is read in one piece: the body is bounded by it, and this is several times
-     * cheaper per request than a stream (docs/performance.md, webhook deliveries).
-     */
-    const readBody = async (response: Response, target: Target, max: number, signal: AbortSignal) => {
-      const tooLarge = () =>
-        new Failed(
-          new OutboundFailed({
-            kind: "too_large",
-            message: `the answer of ${target.hostname} is larger than ${max} bytes`
-          })
-        )
-      // The reason is what @effect/platform called a broken body read ("Decode"): the message stays as it was.
-      const broke = (cause: unknown) =>
-        isTimeout(cause) || signal.aborted
-          ? cause
-          : new Failed(
-            new OutboundFailed({ kind: "failed", message: `the answer of ${target.hostname} broke off (Decode)` })
-          )
-      const length = response.headers.get("content-length")
-      const declared = Number(length)
-      if (length !== null && Number.isFinite(declared)) {
-        if (declared > max) {
-          await response.body?.cancel().catch(() => undefined)
-          throw tooLarge()
-        }
-        const buffer = await response.arrayBuffer().catch((cause) => {
-          throw broke(cause)
-        })
-        if (buffer.byteLength > max) throw tooLarge()
-        return new Uint8Array(buffer)
-      }
-      if (response.body === null) return new Uint8Array(0) // no body at all (HEAD, 204, …)
-      const reader = response.body.getReader()
-      const chunks: Array<Uint8Array> = []
-      let size = 0
-      for (;;) {
-        const next = await reader.read().catch((cause) => {
-          throw broke(cause)
-        })
-        if (next.done) return concat(chunks, size)
-        size += next.value.byteLength
-        if (size > max) {
-          await reader.cancel().catch(() => undefined)
-          throw tooLarge()
-        }
-        chunks.push(next.value)
-      }
-    }
-
-    /**
-     * Sends to the checked addresses in order, moving on only when one refuses or cannot be reached, and reads
-     * the answer. Plain `fetch` with the pinning options: `FetchHttpClient`'s request and response wrappers and a
-     * timeout fiber cost more than the rest of a delivery together (docs/performance.md, webhook deliveries).
-     */
-    const sendTo = async (
-      url: URL,
-      init: BunFetchRequestInit,
-      target: Target,
-      addresses: ReadonlyArray<string>,
-      max: number,
-      signal: AbortSignal
-    ): Promise<SafeResponse> => {
-      for (let index = 0;; index++) {
-        const address = addresses[index]!
-        const pinned = new URL(url.href) // urlParams and hash of the request are kept
-        pinned.hostname = address.includes(":") ? `[${address}]` : address
-        let response: Response
-        try {
-          response = await fetch(pinned, { ...init, signal })
-        } catch (cause) {
-          if (isTimeout(cause) || signal.aborted) throw cause
-          if (index + 1 < addresses.length && unreachable(cause)) continue
-          throw new Failed(connectFailed(target, addresses, cause))
-        }
-        const body = await readBody(response, target, max, signal)
-        const headers: Record<string, string> = {}
-        response.headers.forEach((value, name) => {
-          headers[name] = value
-        })
-        return { status: response.status, headers, body, address }
-      }
-    }
-
-    const isTimeout = (cause: unknown) =>
-      typeof cause === "object" && cause !== null && "name" in cause && cause.name === "TimeoutError"
-
-    /** Thrown inside the attempt's promise to carry a refusal (an address the policy refuses) out of it. */
-    class Refused {
-      constructor(readonly error: UnsafeUrl) {}
-    }
-
-    const timedOut = (target: Target, timeoutMs: number) =>
-      new OutboundFailed({
-        kind: "timeout",
-        message: `no complete answer from ${target.hostname} within ${Duration.format(Duration.millis(timeoutMs))}`
-      })
-
     /** The addresses of `target` (resolved through the `Resolver`, in the attempt's time limit), as a promise. */
     const resolve = async (target: Target, timeoutMs: number, signal: AbortSignal | undefined) => {
       const exit = await Runtime.runPromiseExit(runtime)(
@@ -421,7 +443,7 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
       let headers = Headers.set(request.headers, "host", target.url.host)
       if (headers["content-length"] !== undefined) headers = Headers.remove(headers, "content-length")
       const init: BunFetchRequestInit = {
-        ...fetchInit(target),
+        ...fetchInit(target, ca),
         method: request.method,
         headers,
         body: request.body,
@@ -434,28 +456,6 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
         if (cause instanceof Failed) throw cause
         if (signal?.aborted) throw cause
         throw new Failed(isTimeout(cause) ? timedOut(target, timeoutMs) : connectFailed(target, addresses, cause))
-      }
-    }
-
-    /** What an attempt's promise failed with, as the caller sees it. */
-    const failureOf = (cause: unknown): UnsafeUrl | OutboundFailed =>
-      cause instanceof Failed || cause instanceof Refused
-        ? cause.error
-        : new OutboundFailed({ kind: "failed", message: `the request failed (${errorCode(cause) ?? String(cause)})` })
-
-    const bodyOf = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<BodyInit | null> => {
-      const body = request.body
-      switch (body._tag) {
-        case "Raw":
-          return Effect.succeed(body.body as BodyInit)
-        case "Uint8Array":
-          return Effect.succeed(body.body as BodyInit)
-        case "FormData":
-          return Effect.succeed(body.formData)
-        case "Stream":
-          return Effect.orDie(Stream.toReadableStreamEffect(body.stream))
-        default:
-          return Effect.succeed(null)
       }
     }
 
