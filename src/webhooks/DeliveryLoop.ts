@@ -59,7 +59,7 @@ interface Claimed {
  * to its endpoint's lanes (at most `ENDPOINT_CONCURRENCY` per endpoint, each sending one request after the
  * other), and sleeps until woken — by `NOTIFY webhook_deliveries` (a new or redelivered row), by an answered
  * request or a recorded attempt, or by the time the next retry falls due. The outcomes are recorded in batches
- * by `Deliveries`' recorder.
+ * by `DeliveryRecorder`.
  */
 export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   const deliveries = yield* Deliveries
