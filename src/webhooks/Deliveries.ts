@@ -100,7 +100,8 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
       let sent: Sent
       if (!job.is_active) sent = inactive(attemptedAt)
       else {
-        const secret = secrets.known(job.secret) ?? await Runtime.runPromise(runtime)(Effect.orDie(secrets.open(job.secret)))
+        const secret = secrets.known(job.secret) ??
+          await Runtime.runPromise(runtime)(Effect.orDie(secrets.open(job.secret)))
         const result = await http.send(deliveryRequest(job, secret, started), {
           ...sendLimits,
           signal: hooks.signal,

@@ -57,11 +57,16 @@ export const make = (
         const rows = yield* Effect.forEach(now, ({ job, sent }) =>
           Effect.map(retryOf(job, sent), (retry) => outcomeRow(job, sent, retry)))
         const counts = new Map<OutcomeKind, number>()
-        for (const { job, sent } of now) counts.set(outcomeKind(job, sent), (counts.get(outcomeKind(job, sent)) ?? 0) + 1)
+        for (const { job, sent } of now) {
+          const kind = outcomeKind(job, sent)
+          counts.set(kind, (counts.get(kind) ?? 0) + 1)
+        }
         for (const [kind, n] of counts) yield* Metric.incrementBy(attemptsBy[kind], n)
         const first = now[0]!.span
         const statement = write(rows)
-        const exit = yield* Effect.exit(Option.isSome(first) ? Effect.withParentSpan(statement, first.value) : statement)
+        const exit = yield* Effect.exit(
+          Option.isSome(first) ? Effect.withParentSpan(statement, first.value) : statement
+        )
         if (Exit.isSuccess(exit)) yield* settled(rows.map((row) => row.id))
         else yield* Effect.logError("webhook delivery outcomes not recorded; their leases lapse", exit.cause)
         rows.forEach((row, index) => now[index]!.done(Exit.as(exit, row.status)))

@@ -113,7 +113,10 @@ const outboxStatements = (sql: SqlClient.SqlClient) => {
    * of the account and environment subscribed to its type), due at `dueAt` — design §6.14, issue 4: deliveries
    * are created in the same transaction as their event, the caller's.
    */
-  const insertEvents = (rows: ReadonlyArray<EventRow>, to: Owner & { readonly dueAt: Date; readonly maxAttempts: number }) =>
+  const insertEvents = (
+    rows: ReadonlyArray<EventRow>,
+    to: Owner & { readonly dueAt: Date; readonly maxAttempts: number }
+  ) =>
     inTransaction(sql`
       WITH ev AS (INSERT INTO events ${sql.insert(rows)} RETURNING seq, id, type, reservation_id, created_at)
       INSERT INTO webhook_deliveries
@@ -131,12 +134,16 @@ const outboxStatements = (sql: SqlClient.SqlClient) => {
     Effect.map(
       sql<{ url: string; secret: string; include_guests: boolean }>`
         SELECT url, secret, include_guests FROM webhook_endpoints
-        WHERE id = ${endpointId} AND account_id = ${owner.accountId} AND environment = ${owner.environment} AND is_active`,
+        WHERE id = ${endpointId} AND account_id = ${owner.accountId} AND environment = ${owner.environment}
+          AND is_active`,
       (rows) => Option.fromNullable(rows[0])
     )
 
   /** A ping event and its one delivery, to `endpointId` whatever it subscribes to, leased until `leaseUntil`. */
-  const insertPing = (event: EventRow, delivery: { readonly endpointId: string; readonly maxAttempts: number; readonly leaseUntil: Date }) =>
+  const insertPing = (
+    event: EventRow,
+    delivery: { readonly endpointId: string; readonly maxAttempts: number; readonly leaseUntil: Date }
+  ) =>
     Effect.map(
       sql<{ id: string }>`
         WITH ev AS (INSERT INTO events ${sql.insert(event)} RETURNING seq)
@@ -181,8 +188,9 @@ const queueStatements = (sql: SqlClient.SqlClient) => {
    * (the room is applied above it): with an expression there, the planner's estimate crossed `jit_above_cost`
    * and JIT compilation made every claim take ~150 ms.
    */
-  const claim = (lease: Lease, limit: number, perEndpoint: number, busy: ReadonlyMap<string, number>) =>
-    sql<ClaimedDelivery>`
+  const claim = (lease: Lease, limit: number, perEndpoint: number, busy: ReadonlyMap<string, number>) => {
+    const busyJson = JSON.stringify(Object.fromEntries(busy))
+    return sql<ClaimedDelivery>`
       WITH RECURSIVE endpoints AS (
         (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
         UNION ALL
@@ -191,7 +199,7 @@ const queueStatements = (sql: SqlClient.SqlClient) => {
                 ORDER BY d.endpoint_id LIMIT 1)
         FROM endpoints WHERE endpoints.endpoint_id IS NOT NULL),
       rooms AS (
-        SELECT endpoint_id, ${perEndpoint} - COALESCE((${JSON.stringify(Object.fromEntries(busy))}::jsonb ->> endpoint_id::text)::int, 0) AS room
+        SELECT endpoint_id, ${perEndpoint} - COALESCE((${busyJson}::jsonb ->> endpoint_id::text)::int, 0) AS room
         FROM endpoints),
       c AS (
         UPDATE webhook_deliveries SET lease_until = ${lease.until}
@@ -210,6 +218,7 @@ const queueStatements = (sql: SqlClient.SqlClient) => {
         RETURNING id, endpoint_id, lease_until, event_seq, event_id, event_type, cycle_attempts, max_attempts)
       SELECT ${sql.literal(CLAIMED_COLUMNS)}
       FROM c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN events ev ON ev.seq = c.event_seq`
+  }
 
   /**
    * Records a batch of attempts with one statement (each row as the per-attempt `UPDATE` did it), their leases
@@ -302,7 +311,8 @@ const historyStatements = (sql: SqlClient.SqlClient) => {
         ? sql<{ environment: Environment }>`
             SELECT environment FROM webhook_deliveries WHERE id = ${what.delivery} AND account_id = ${accountId}`
         : sql<{ environment: Environment }>`
-            SELECT environment FROM webhook_endpoints WHERE id = ${what.endpoint} AND account_id = ${accountId} AND is_active`,
+            SELECT environment FROM webhook_endpoints
+            WHERE id = ${what.endpoint} AND account_id = ${accountId} AND is_active`,
       (rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.environment)
     )
 

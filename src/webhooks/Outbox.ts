@@ -28,7 +28,8 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
         // reservation's latest event, and a millisecond apart within one change. The caller holds the
         // reservation's row lock, so no other change of it writes events meanwhile.
         const latest = entry.isNew === true ? Option.none() : yield* store.latestEventAt(entry.reservationId)
-        const first = Math.max(now.getTime(), Option.match(latest, { onNone: () => 0, onSome: (at) => at.getTime() + 1 }))
+        const after = Option.match(latest, { onNone: () => 0, onSome: (at) => at.getTime() + 1 })
+        const first = Math.max(now.getTime(), after)
         const rows = entry.types.map((type, index): EventRow => {
           const id = newEventId()
           const createdAt = new Date(first + index)
@@ -67,7 +68,11 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
      * lease ends and a loop sends it). Answers the delivery as claimed, or None when the endpoint is not the
      * owner's active one.
      */
-    const ping = (to: { readonly accountId: string; readonly environment: Environment }, endpointId: string, lease: Lease) =>
+    const ping = (
+      to: { readonly accountId: string; readonly environment: Environment },
+      endpointId: string,
+      lease: Lease
+    ) =>
       Effect.gen(function*() {
         const endpoint = yield* store.activeEndpoint(to, endpointId)
         if (Option.isNone(endpoint)) return Option.none()
