@@ -190,6 +190,17 @@ const UNREACHABLE = new Set([
   "EAFNOSUPPORT"
 ])
 
+/** A request whose URL passed the policy, in the form an attempt sends it (`execute`'s and `send`'s alike). */
+interface CheckedRequest {
+  readonly target: Target
+  /** What is requested (the target's URL with the request's parameters and hash). */
+  readonly url: URL
+  readonly method: string
+  readonly headers: Headers.Headers
+  readonly body: BodyInit | null
+  readonly stream: boolean
+}
+
 const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
   const body = new Uint8Array(size)
   let offset = 0
@@ -198,6 +209,161 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => 
     offset += chunk.byteLength
   }
   return body
+}
+
+const unreachable = (cause: unknown) => UNREACHABLE.has(errorCode(cause) ?? "")
+
+const isTimeout = (cause: unknown) =>
+  typeof cause === "object" && cause !== null && "name" in cause && cause.name === "TimeoutError"
+
+/** Thrown inside the attempt's promise to carry a refusal (an address the policy refuses) out of it. */
+class Refused {
+  constructor(readonly error: UnsafeUrl) {}
+}
+
+const timedOut = (target: Target, timeoutMs: number) =>
+  new OutboundFailed({
+    kind: "timeout",
+    message: `no complete answer from ${target.hostname} within ${Duration.format(Duration.millis(timeoutMs))}`
+  })
+
+/** A transport failure (no answer) as the attempt reports it. */
+const connectFailed = (target: Target, addresses: ReadonlyArray<string>, cause: unknown) => {
+  const code = errorCode(cause) ?? "connection failed"
+  const where = `${target.hostname} (${addresses.join(", ")}) on port ${target.port}`
+  return new OutboundFailed({
+    kind: "connect",
+    message: /CERT|TLS|SSL|VERIFY|SIGNATURE|ISSUER|HOSTNAME_MISMATCH/i.test(code)
+      ? `the TLS certificate of ${where} could not be verified (${code})`
+      : `could not connect to ${where} (${code})`
+  })
+}
+
+/** Thrown inside the attempt's promise to carry a failure out of it as it is. */
+class Failed {
+  constructor(readonly error: OutboundFailed) {}
+}
+
+/**
+ * Reads at most `max` bytes; the read stops (and the connection is closed) as soon as the body passes it. A
+ * declared length within the limit is read in one piece: the body is bounded by it, and this is several times
+ * cheaper per request than a stream (docs/performance.md, webhook deliveries).
+ */
+const readBody = async (response: Response, target: Target, max: number, signal: AbortSignal) => {
+  const tooLarge = () =>
+    new Failed(
+      new OutboundFailed({
+        kind: "too_large",
+        message: `the answer of ${target.hostname} is larger than ${max} bytes`
+      })
+    )
+  // The reason is what @effect/platform called a broken body read ("Decode"): the message stays as it was.
+  const broke = (cause: unknown) =>
+    isTimeout(cause) || signal.aborted
+      ? cause
+      : new Failed(
+        new OutboundFailed({ kind: "failed", message: `the answer of ${target.hostname} broke off (Decode)` })
+      )
+  const length = response.headers.get("content-length")
+  const declared = Number(length)
+  if (length !== null && Number.isFinite(declared)) {
+    if (declared > max) {
+      await response.body?.cancel().catch(() => undefined)
+      throw tooLarge()
+    }
+    const buffer = await response.arrayBuffer().catch((cause) => {
+      throw broke(cause)
+    })
+    if (buffer.byteLength > max) throw tooLarge()
+    return new Uint8Array(buffer)
+  }
+  if (response.body === null) return new Uint8Array(0) // no body at all (HEAD, 204, …)
+  const reader = response.body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (;;) {
+    const next = await reader.read().catch((cause) => {
+      throw broke(cause)
+    })
+    if (next.done) return concat(chunks, size)
+    size += next.value.byteLength
+    if (size > max) {
+      await reader.cancel().catch(() => undefined)
+      throw tooLarge()
+    }
+    chunks.push(next.value)
+  }
+}
+
+/**
+ * Sends to the checked addresses in order, moving on only when one refuses or cannot be reached, and reads
+ * the answer. Plain `fetch` with the pinning options: `FetchHttpClient`'s request and response wrappers and a
+ * timeout fiber cost more than the rest of a delivery together (docs/performance.md, webhook deliveries).
+ */
+const sendTo = async (
+  url: URL,
+  init: BunFetchRequestInit,
+  target: Target,
+  addresses: ReadonlyArray<string>,
+  max: number,
+  signal: AbortSignal
+): Promise<SafeResponse> => {
+  for (let index = 0;; index++) {
+    const address = addresses[index]!
+    const pinned = new URL(url.href) // urlParams and hash of the request are kept
+    pinned.hostname = address.includes(":") ? `[${address}]` : address
+    let response: Response
+    try {
+      response = await fetch(pinned, { ...init, signal })
+    } catch (cause) {
+      if (isTimeout(cause) || signal.aborted) throw cause
+      if (index + 1 < addresses.length && unreachable(cause)) continue
+      throw new Failed(connectFailed(target, addresses, cause))
+    }
+    const body = await readBody(response, target, max, signal)
+    const headers: Record<string, string> = {}
+    response.headers.forEach((value, name) => {
+      headers[name] = value
+    })
+    return { status: response.status, headers, body, address }
+  }
+}
+
+/** What an attempt's promise failed with, as the caller sees it. */
+const failureOf = (cause: unknown): UnsafeUrl | OutboundFailed =>
+  cause instanceof Failed || cause instanceof Refused
+    ? cause.error
+    : new OutboundFailed({ kind: "failed", message: `the request failed (${errorCode(cause) ?? String(cause)})` })
+
+const bodyOf = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<BodyInit | null> => {
+  const body = request.body
+  switch (body._tag) {
+    case "Raw":
+      return Effect.succeed(body.body as BodyInit)
+    case "Uint8Array":
+      return Effect.succeed(body.body as BodyInit)
+    case "FormData":
+      return Effect.succeed(body.formData)
+    case "Stream":
+      return Effect.orDie(Stream.toReadableStreamEffect(body.stream))
+    default:
+      return Effect.succeed(null)
+  }
+}
+
+/** Fetch options of one attempt: TLS for the original name while the URL names the IP (`ca`: the test roots). */
+const fetchInit = (target: Target, ca: Array<string> | undefined): BunFetchRequestInit => {
+  const init: BunFetchRequestInit = { redirect: "manual" }
+  if (target.url.protocol === "https:") {
+    init.tls = {
+      // Explicit, so that NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment cannot turn verification off.
+      rejectUnauthorized: true,
+      // SNI and the name the certificate must match; an IP-literal URL is verified against the IP (no SNI).
+      ...(target.literal === undefined ? { serverName: target.hostname.replace(/\.$/, "") } : {}),
+      ...(ca === undefined ? {} : { ca })
+    }
+  }
+  return init
 }
 
 export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, never, Resolver> =>
@@ -244,139 +410,6 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
         return addresses
       })
 
-    /** Fetch options of one attempt: TLS for the original name while the URL names the IP. */
-    const fetchInit = (target: Target): BunFetchRequestInit => {
-      const init: BunFetchRequestInit = { redirect: "manual" }
-      if (target.url.protocol === "https:") {
-        init.tls = {
-          // Explicit, so that NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment cannot turn verification off.
-          rejectUnauthorized: true,
-          // SNI and the name the certificate must match; an IP-literal URL is verified against the IP (no SNI).
-          ...(target.literal === undefined ? { serverName: target.hostname.replace(/\.$/, "") } : {}),
-          ...(ca === undefined ? {} : { ca })
-        }
-      }
-      return init
-    }
-
-    const unreachable = (cause: unknown) => UNREACHABLE.has(errorCode(cause) ?? "")
-
-    /** A transport failure (no answer) as the attempt reports it. */
-    const connectFailed = (target: Target, addresses: ReadonlyArray<string>, cause: unknown) => {
-      const code = errorCode(cause) ?? "connection failed"
-      const where = `${target.hostname} (${addresses.join(", ")}) on port ${target.port}`
-      return new OutboundFailed({
-        kind: "connect",
-        message: /CERT|TLS|SSL|VERIFY|SIGNATURE|ISSUER|HOSTNAME_MISMATCH/i.test(code)
-          ? `the TLS certificate of ${where} could not be verified (${code})`
-          : `could not connect to ${where} (${code})`
-      })
-    }
-
-    /** Thrown inside the attempt's promise to carry a failure out of it as it is. */
-    class Failed {
-      constructor(readonly error: OutboundFailed) {}
-    }
-
-    /**
-     * Reads at most `max` bytes; the read stops (and the connection is closed) as soon as the body passes it. A
-     * declared length within the limit is read in one piece: the body is bounded by it, and this is several times
-     * cheaper per request than a stream (docs/performance.md, webhook deliveries).
-     */
-    const readBody = async (response: Response, target: Target, max: number, signal: AbortSignal) => {
-      const tooLarge = () =>
-        new Failed(
-          new OutboundFailed({
-            kind: "too_large",
-            message: `the answer of ${target.hostname} is larger than ${max} bytes`
-          })
-        )
-      // The reason is what @effect/platform called a broken body read ("Decode"): the message stays as it was.
-      const broke = (cause: unknown) =>
-        isTimeout(cause) || signal.aborted
-          ? cause
-          : new Failed(
-            new OutboundFailed({ kind: "failed", message: `the answer of ${target.hostname} broke off (Decode)` })
-          )
-      const length = response.headers.get("content-length")
-      const declared = Number(length)
-      if (length !== null && Number.isFinite(declared)) {
-        if (declared > max) {
-          await response.body?.cancel().catch(() => undefined)
-          throw tooLarge()
-        }
-        const buffer = await response.arrayBuffer().catch((cause) => {
-          throw broke(cause)
-        })
-        if (buffer.byteLength > max) throw tooLarge()
-        return new Uint8Array(buffer)
-      }
-      if (response.body === null) return new Uint8Array(0) // no body at all (HEAD, 204, …)
-      const reader = response.body.getReader()
-      const chunks: Array<Uint8Array> = []
-      let size = 0
-      for (;;) {
-        const next = await reader.read().catch((cause) => {
-          throw broke(cause)
-        })
-        if (next.done) return concat(chunks, size)
-        size += next.value.byteLength
-        if (size > max) {
-          await reader.cancel().catch(() => undefined)
-          throw tooLarge()
-        }
-        chunks.push(next.value)
-      }
-    }
-
-    /**
-     * Sends to the checked addresses in order, moving on only when one refuses or cannot be reached, and reads
-     * the answer. Plain `fetch` with the pinning options: `FetchHttpClient`'s request and response wrappers and a
-     * timeout fiber cost more than the rest of a delivery together (docs/performance.md, webhook deliveries).
-     */
-    const sendTo = async (
-      url: URL,
-      init: BunFetchRequestInit,
-      target: Target,
-      addresses: ReadonlyArray<string>,
-      max: number,
-      signal: AbortSignal
-    ): Promise<SafeResponse> => {
-      for (let index = 0;; index++) {
-        const address = addresses[index]!
-        const pinned = new URL(url.href) // urlParams and hash of the request are kept
-        pinned.hostname = address.includes(":") ? `[${address}]` : address
-        let response: Response
-        try {
-          response = await fetch(pinned, { ...init, signal })
-        } catch (cause) {
-          if (isTimeout(cause) || signal.aborted) throw cause
-          if (index + 1 < addresses.length && unreachable(cause)) continue
-          throw new Failed(connectFailed(target, addresses, cause))
-        }
-        const body = await readBody(response, target, max, signal)
-        const headers: Record<string, string> = {}
-        response.headers.forEach((value, name) => {
-          headers[name] = value
-        })
-        return { status: response.status, headers, body, address }
-      }
-    }
-
-    const isTimeout = (cause: unknown) =>
-      typeof cause === "object" && cause !== null && "name" in cause && cause.name === "TimeoutError"
-
-    /** Thrown inside the attempt's promise to carry a refusal (an address the policy refuses) out of it. */
-    class Refused {
-      constructor(readonly error: UnsafeUrl) {}
-    }
-
-    const timedOut = (target: Target, timeoutMs: number) =>
-      new OutboundFailed({
-        kind: "timeout",
-        message: `no complete answer from ${target.hostname} within ${Duration.format(Duration.millis(timeoutMs))}`
-      })
-
     /** The addresses of `target` (resolved through the `Resolver`, in the attempt's time limit), as a promise. */
     const resolve = async (target: Target, timeoutMs: number, signal: AbortSignal | undefined) => {
       const exit = await Runtime.runPromiseExit(runtime)(
@@ -396,18 +429,12 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
      * Fails only with `Failed` or `Refused`, or with the abort of `signal`.
      */
     const attemptAt = async (
-      target: Target,
-      url: URL,
-      request: {
-        readonly method: string
-        readonly headers: Headers.Headers
-        readonly body: BodyInit | null
-        readonly stream: boolean
-      },
+      request: CheckedRequest,
       timeoutMs: number,
       max: number,
       signal: AbortSignal | undefined
     ): Promise<SafeResponse> => {
+      const { target, url } = request
       const started = clock.unsafeCurrentTimeMillis()
       // Resolution is part of the attempt's time limit: an IP literal needs none.
       const addresses = target.literal !== undefined ? [target.literal] : await resolve(target, timeoutMs, signal)
@@ -416,7 +443,7 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
       let headers = Headers.set(request.headers, "host", target.url.host)
       if (headers["content-length"] !== undefined) headers = Headers.remove(headers, "content-length")
       const init: BunFetchRequestInit = {
-        ...fetchInit(target),
+        ...fetchInit(target, ca),
         method: request.method,
         headers,
         body: request.body,
@@ -432,36 +459,39 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
       }
     }
 
-    /** What an attempt's promise failed with, as the caller sees it. */
-    const failureOf = (cause: unknown): UnsafeUrl | OutboundFailed =>
-      cause instanceof Failed || cause instanceof Refused
-        ? cause.error
-        : new OutboundFailed({ kind: "failed", message: `the request failed (${errorCode(cause) ?? String(cause)})` })
-
-    const bodyOf = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<BodyInit | null> => {
-      const body = request.body
-      switch (body._tag) {
-        case "Raw":
-          return Effect.succeed(body.body as BodyInit)
-        case "Uint8Array":
-          return Effect.succeed(body.body as BodyInit)
-        case "FormData":
-          return Effect.succeed(body.formData)
-        case "Stream":
-          return Effect.orDie(Stream.toReadableStreamEffect(body.stream))
-        default:
-          return Effect.succeed(null)
+    /**
+     * The one attempt behind `execute` and `send`, at a request whose URL passed the policy: the pinned request
+     * (`attemptAt`) with the `http.client` span's request and answer attributes set on `span` as `HttpClient` sets
+     * them (ending the span is the caller's), answered as an `Either`; rejects only when `signal` aborted it.
+     */
+    const attemptChecked = async (
+      request: CheckedRequest,
+      limits: ExecuteOptions | undefined,
+      signal: AbortSignal | undefined,
+      span: Tracer.Span | undefined,
+      redacted: ReadonlyArray<string | RegExp>
+    ): Promise<Either.Either<SafeResponse, UnsafeUrl | OutboundFailed>> => {
+      const timeoutMs = Duration.toMillis(Duration.decode(limits?.timeout ?? DEFAULT_TIMEOUT))
+      const max = limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+      if (span !== undefined) requestAttributes(span, request.method, request.url, request.headers, redacted)
+      try {
+        const response = await attemptAt(request, timeoutMs, max, signal)
+        if (span !== undefined) responseAttributes(span, response, redacted)
+        return Either.right(response)
+      } catch (cause) {
+        // Aborted by the caller: nothing to answer.
+        if (signal?.aborted === true) throw cause
+        return Either.left(failureOf(cause))
       }
     }
 
+    /** `attemptChecked` in the caller's fiber: its span is the fiber's, interrupting the fiber aborts the request. */
     const execute = (
       request: HttpClientRequest.HttpClientRequest,
       executeOptions?: ExecuteOptions
     ): Effect.Effect<SafeResponse, UnsafeUrl | OutboundFailed> =>
       Effect.gen(function*() {
         const target = yield* check(request.url)
-        const timeoutMs = Duration.toMillis(Duration.decode(executeOptions?.timeout ?? DEFAULT_TIMEOUT))
-        const max = executeOptions?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
         const url = yield* Either.mapLeft(
           UrlParams.makeUrl(request.url, request.urlParams, request.hash),
           (error) =>
@@ -470,40 +500,41 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
               message: `the request to ${target.hostname} failed (${error.message})`
             })
         )
-        const attempt = {
+        const checked: CheckedRequest = {
+          target,
+          url,
           method: request.method,
           headers: request.headers,
           body: yield* bodyOf(request),
           stream: request.body._tag === "Stream"
         }
-        const sent = Effect.tryPromise({
-          try: (signal) => attemptAt(target, url, attempt, timeoutMs, max, signal),
-          catch: failureOf
-        })
         return yield* Effect.useSpan(
           `http.client ${request.method}`,
           { kind: "client", captureStackTrace: false },
           (span) =>
-            Effect.gen(function*() {
-              const redacted = yield* FiberRef.get(Headers.currentRedactedNames)
-              requestAttributes(span, request.method, url, request.headers, redacted)
-              const result = yield* Effect.withParentSpan(sent, span)
-              responseAttributes(span, result, redacted)
-              return result
-            })
+            Effect.flatMap(FiberRef.get(Headers.currentRedactedNames), (redacted) =>
+              Effect.flatMap(
+                Effect.promise((signal) => attemptChecked(checked, executeOptions, signal, span, redacted)),
+                (result) => result
+              ))
         )
       })
 
+    /** `attemptChecked` as a plain promise, its span (when traced) made and ended here. */
     const send = async (
       request: PlainRequest,
       sendOptions?: SendOptions
     ): Promise<Either.Either<SafeResponse, UnsafeUrl | OutboundFailed>> => {
-      const checked = check(request.url)
-      if (Either.isLeft(checked)) return Either.left(checked.left)
-      const target = checked.right
-      const timeoutMs = Duration.toMillis(Duration.decode(sendOptions?.timeout ?? DEFAULT_TIMEOUT))
-      const max = sendOptions?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-      const headers = Headers.fromInput(request.headers)
+      const target = check(request.url)
+      if (Either.isLeft(target)) return Either.left(target.left)
+      const checked: CheckedRequest = {
+        target: target.right,
+        url: target.right.url,
+        method: request.method,
+        headers: Headers.fromInput(request.headers),
+        body: request.body,
+        stream: false
+      }
       const trace = sendOptions?.trace
       const span = trace?.tracer.span(
         `http.client ${request.method}`,
@@ -513,29 +544,15 @@ export const make = (options: SafeHttpOptions): Effect.Effect<SafeHttpShape, nev
         trace.clock.unsafeCurrentTimeNanos(),
         "client"
       )
-      if (span !== undefined) requestAttributes(span, request.method, target.url, headers, trace!.redactedNames)
       const end = (exit: Exit.Exit<unknown, unknown>) => span?.end(trace!.clock.unsafeCurrentTimeNanos(), exit)
       try {
-        const response = await attemptAt(
-          target,
-          target.url,
-          { method: request.method, headers, body: request.body, stream: false },
-          timeoutMs,
-          max,
-          sendOptions?.signal
-        )
-        if (span !== undefined) responseAttributes(span, response, trace!.redactedNames)
-        end(Exit.void)
-        return Either.right(response)
+        const result = await attemptChecked(checked, sendOptions, sendOptions?.signal, span, trace?.redactedNames ?? [])
+        end(Either.isRight(result) ? Exit.void : Exit.fail(result.left))
+        return result
       } catch (cause) {
         // Aborted by the caller: the span still ends (interrupted), then the promise rejects.
-        if (sendOptions?.signal?.aborted === true) {
-          end(Exit.interrupt(FiberId.none))
-          throw cause
-        }
-        const error = failureOf(cause)
-        end(Exit.fail(error))
-        return Either.left(error)
+        end(Exit.interrupt(FiberId.none))
+        throw cause
       }
     }
 

@@ -3,7 +3,8 @@ import { Cause, DateTime, Duration, Effect, Exit, FiberRef, Layer, Option, Queue
 import { Database, PgPool } from "../db/Database.ts"
 import * as Listen from "../db/Listen.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
-import { type ClaimedDelivery, Deliveries } from "./Deliveries.ts"
+import { Deliveries } from "./Deliveries.ts"
+import type { ClaimedDelivery } from "./DeliveryStore.ts"
 import { DELIVERY_TIMEOUT } from "./RetryPolicy.ts"
 
 /**
@@ -58,7 +59,7 @@ interface Claimed {
  * to its endpoint's lanes (at most `ENDPOINT_CONCURRENCY` per endpoint, each sending one request after the
  * other), and sleeps until woken — by `NOTIFY webhook_deliveries` (a new or redelivered row), by an answered
  * request or a recorded attempt, or by the time the next retry falls due. The outcomes are recorded in batches
- * by `Deliveries`' recorder.
+ * by `DeliveryRecorder`.
  */
 export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   const deliveries = yield* Deliveries

@@ -1,19 +1,22 @@
-import { SqlClient } from "@effect/sql"
-import { DateTime, Effect, Layer } from "effect"
-import { inTransaction } from "../db/Database.ts"
+import { DateTime, Effect, Layer, Option } from "effect"
+import type { Lease } from "../jobs/JobQueue.ts"
 import { type PublishedEvents, ReservationEvents } from "../reservations/Ports.ts"
+import type { Environment } from "../shared/Environment.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
-import { eventBody, newEventId } from "./Event.ts"
+import { type ClaimedDelivery, DeliveryStore, type EventRow, make as makeStore } from "./DeliveryStore.ts"
+import { eventBody, newEventId, pingBody } from "./Event.ts"
 import { bodyFor } from "./Signature.ts"
-import { MAX_ATTEMPTS } from "./RetryPolicy.ts"
+import { MAX_ATTEMPTS, PING_MAX_ATTEMPTS } from "./RetryPolicy.ts"
 
 /**
- * The event outbox (design §7). `enqueue` must run inside the transaction of the change it reports: the
- * events and their deliveries commit with the change or not at all. One row per event, in order.
+ * The event outbox (design §7): every event is written here, with its deliveries. `enqueue` must run inside the
+ * transaction of the change it reports: the events and their deliveries commit with the change or not at all.
+ * One row per event, in order. `ping` writes endpoint 14's test event and its one delivery.
  */
 export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
+  dependencies: [DeliveryStore.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const store = yield* DeliveryStore
 
     const enqueue = (entry: PublishedEvents) =>
       Effect.gen(function*() {
@@ -24,10 +27,10 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
         // `created_at` is strictly increasing per reservation (design §6.14 "Order"): a millisecond after the
         // reservation's latest event, and a millisecond apart within one change. The caller holds the
         // reservation's row lock, so no other change of it writes events meanwhile.
-        const [latest] = entry.isNew === true ? [] : yield* inTransaction(sql<{ created_at: Date }>`
-          SELECT created_at FROM events WHERE reservation_id = ${entry.reservationId} ORDER BY seq DESC LIMIT 1`)
-        const first = Math.max(now.getTime(), latest === undefined ? 0 : latest.created_at.getTime() + 1)
-        const rows = entry.types.map((type, index) => {
+        const latest = entry.isNew === true ? Option.none() : yield* store.latestEventAt(entry.reservationId)
+        const after = Option.match(latest, { onNone: () => 0, onSome: (at) => at.getTime() + 1 })
+        const first = Math.max(now.getTime(), after)
+        const rows = entry.types.map((type, index): EventRow => {
           const id = newEventId()
           const createdAt = new Date(first + index)
           const body = eventBody({
@@ -50,24 +53,67 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
             ...TraceContext.column(traceParent)
           }
         })
-        // One statement writes the events, in order (seq follows `types`), and one delivery per (event, active
-        // endpoint of the account and environment subscribed to its type) — design §6.14, issue 4: deliveries
-        // are created in the same transaction as their event.
-        yield* inTransaction(sql`
-          WITH ev AS (INSERT INTO events ${sql.insert(rows)} RETURNING seq, id, type, reservation_id, created_at)
-          INSERT INTO webhook_deliveries
-            (endpoint_id, event_seq, event_id, event_type, reservation_id, account_id, environment, status,
-             max_attempts, next_attempt_at, created_at)
-          SELECT e.id, ev.seq, ev.id, ev.type, ev.reservation_id, e.account_id, e.environment, 'pending', ${MAX_ATTEMPTS},
-            ${now}, ev.created_at
-          FROM ev JOIN webhook_endpoints e
-            ON e.account_id = ${entry.accountId} AND e.environment = ${entry.environment} AND e.is_active
-            AND (e.events ? '*' OR e.events ? ev.type)
-          ORDER BY ev.seq, e.id`)
+        yield* store.insertEvents(rows, {
+          accountId: entry.accountId,
+          environment: entry.environment,
+          dueAt: now,
+          maxAttempts: MAX_ATTEMPTS
+        })
         return rows.map((row) => row.id)
       }).pipe(Effect.orDie, Effect.withSpan("Outbox.enqueue"))
 
-    return { enqueue } as const
+    /**
+     * Endpoint 14's test event: a `ping` and its one delivery to that endpoint, whatever it subscribes to, created
+     * under `lease` (the request's own: no delivery loop sends it too; if the process dies before recording, the
+     * lease ends and a loop sends it). Answers the delivery as claimed, or None when the endpoint is not the
+     * owner's active one.
+     */
+    const ping = (
+      to: { readonly accountId: string; readonly environment: Environment },
+      endpointId: string,
+      lease: Lease
+    ) =>
+      Effect.gen(function*() {
+        const endpoint = yield* store.activeEndpoint(to, endpointId)
+        if (Option.isNone(endpoint)) return Option.none()
+        const id = newEventId()
+        const body = JSON.stringify(
+          pingBody({ id, createdAt: lease.at, sandbox: to.environment === "test", endpointId })
+        )
+        const event: EventRow = {
+          id,
+          account_id: to.accountId,
+          environment: to.environment,
+          reservation_id: null,
+          type: "ping",
+          created_at: lease.at,
+          body
+        }
+        const deliveryId = yield* store.insertPing(event, {
+          endpointId,
+          maxAttempts: PING_MAX_ATTEMPTS,
+          leaseUntil: lease.until
+        })
+        const claimed: ClaimedDelivery = {
+          id: deliveryId,
+          endpoint_id: endpointId,
+          event_id: id,
+          event_type: "ping",
+          cycle_attempts: 0,
+          max_attempts: PING_MAX_ATTEMPTS,
+          url: endpoint.value.url,
+          secret: endpoint.value.secret,
+          include_guests: endpoint.value.include_guests,
+          is_active: true,
+          body,
+          // Attempted right away, inside the request's own span.
+          trace_parent: null,
+          lease_until: lease.until
+        }
+        return Option.some(claimed)
+      }).pipe(store.withTransaction, Effect.orDie)
+
+    return { enqueue, ping } as const
   })
 }) {}
 
@@ -85,11 +131,9 @@ export const reservationEvents = Layer.effect(
  */
 export const stripGuests = (reservationIds: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const events = yield* sql<{ seq: string; body: string }>`
-      SELECT seq, body::text AS body FROM events WHERE reservation_id IN ${sql.in(reservationIds)} FOR UPDATE`
-    for (const event of events) {
+    const store = yield* makeStore
+    for (const event of yield* store.lockEventBodies(reservationIds)) {
       const stripped = bodyFor(event.body, false)
-      if (stripped !== event.body) yield* sql`UPDATE events SET body = ${stripped}::json WHERE seq = ${event.seq}`
+      if (stripped !== event.body) yield* store.setEventBody(event.seq, stripped)
     }
   })

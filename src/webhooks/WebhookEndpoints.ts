@@ -5,6 +5,7 @@ import { SafeHttp } from "../net/SafeHttp.ts"
 import { SecretBox } from "../secrets/SecretBox.ts"
 import { isUuid } from "../shared/Uuid.ts"
 import { InvalidWebhookUrl, WebhookLimitReached, WebhookNotFound } from "../shared/errors.ts"
+import { DeliveryStore } from "./DeliveryStore.ts"
 import { newSecret } from "./Signature.ts"
 import { type CreateWebhook, type EventType, Limits, type UpdateWebhook, type WebhookEndpoint } from "./Webhook.ts"
 
@@ -43,8 +44,10 @@ export const webhookNotFound = (id: string) =>
  * rotation.
  */
 export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("webhooks/WebhookEndpoints", {
+  dependencies: [DeliveryStore.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const deliveries = yield* DeliveryStore
     const http = yield* SafeHttp
     const box = yield* SecretBox
 
@@ -137,11 +140,7 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("webhoo
             WHERE id = ${id} AND account_id = ${key.accountId} AND environment = ${key.environment} AND is_active
             RETURNING id`
           if (rows.length === 0) return yield* webhookNotFound(id)
-          yield* sql`
-            UPDATE webhook_deliveries
-            SET status = 'failed', next_attempt_at = NULL, lease_until = NULL,
-              last_error = 'the webhook endpoint was deactivated'
-            WHERE endpoint_id = ${id} AND status = 'pending'`
+          yield* deliveries.failPending(id, "the webhook endpoint was deactivated")
           return { ok: true, id, is_active: false }
         }).pipe(sql.withTransaction)
       }).pipe(Effect.catchTag("SqlError", Effect.die))
