@@ -59,6 +59,7 @@ import * as Heartbeat from "./workers/Heartbeat.ts"
 import * as PanelPage from "./panel/Page.ts"
 import { PanelAccount } from "./panel/PanelAccount.ts"
 import { PanelAuth } from "./panel/PanelAuth.ts"
+import { PanelKeys } from "./panel/PanelKeys.ts"
 
 /** Applies pending migrations before anything else touches the database (design §3). */
 const MigrateOnStart = Layer.effectDiscard(
@@ -121,10 +122,10 @@ const WebhookEndpointsLayer = WebhookEndpoints.Default.pipe(Layer.provide(Outbou
 const PanelAuthLayer = PanelAuth.Default.pipe(Layer.provide(RateLimits.layer))
 const PanelLayer = Layer.mergeAll(
   PanelAuthLayer,
+  PanelKeys.Default.pipe(Layer.provide([PanelAuthLayer, Accounts.Default, ApiKeys.Default])),
   PanelAccount.Default.pipe(Layer.provide([
     PanelAuthLayer,
     Accounts.Default,
-    ApiKeys.Default,
     Sandbox.Default,
     Properties.Default,
     WebhookEndpointsLayer,
