@@ -24,33 +24,18 @@ const LiveKeyCode = Schema.Struct({
   email: Schema.String
 })
 
-/** The unused, unexpired live-key code of this confirmation and account with tries left, locked. */
-const liveKeyCode = (sql: SqlClient.SqlClient) =>
-  SqlSchema.findOne({
-    Request: Schema.Struct({ id: Schema.String, accountId: Schema.String, at: Schema.DateFromSelf }),
-    Result: LiveKeyCode,
-    execute: ({ id, accountId, at }) =>
-      sql`
-        SELECT id, salt, code_hash, email FROM panel_codes
-        WHERE id = ${id} AND purpose = 'live_key' AND account_id = ${accountId} AND used_at IS NULL
-          AND expires_at > ${at} AND attempts < ${CODE_TRIES}
-        FOR UPDATE`
-  })
-
 export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
   dependencies: [Audit.Default, MailQueue.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const { issueCode } = yield* PanelAuth
     const accounts = yield* Accounts
     const keys = yield* ApiKeys
-    const auth = yield* PanelAuth
-    const audit = yield* Audit
     const mail = yield* MailQueue
-
-    const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
-    const codeOf = liveKeyCode(sql)
+    const audit = yield* Audit
     const record = (user: PanelUser, action: AuditAction, target: string | null = null) =>
       audit.record({ accountId: user.accountId, actor: user.email, action, target, ip: user.ip })
+    const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
 
     const listKeys = (user: PanelUser) => keys.list(user.accountId).pipe(Effect.orDie)
 
@@ -69,7 +54,7 @@ export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
             details: {}
           })
         }
-        const { id, code } = yield* auth.issueCode({
+        const { id, code } = yield* issueCode({
           purpose: "live_key",
           email: user.email,
           accountId: user.accountId,
@@ -85,6 +70,17 @@ export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
         return { _tag: "Confirm" as const, confirmation_id: id }
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("PanelAccount.requestKey"))
 
+    const liveKeyCode = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Schema.String, accountId: Schema.String, at: Schema.DateFromSelf }),
+      Result: LiveKeyCode,
+      execute: ({ id, accountId, at }) =>
+        sql`
+          SELECT id, salt, code_hash, email FROM panel_codes
+          WHERE id = ${id} AND purpose = 'live_key' AND account_id = ${accountId} AND used_at IS NULL
+            AND expires_at > ${at} AND attempts < ${CODE_TRIES}
+          FOR UPDATE`
+    })
+
     /**
      * `POST /api/panel/keys/confirm`: the right code creates the live key, and a notice goes to the account's
      * e-mail in the same transaction (queued: it arrives even if the mail server is down right now).
@@ -93,7 +89,7 @@ export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
       Effect.gen(function*() {
         const outcome = yield* Effect.gen(function*() {
           const at = yield* nowDate
-          const found = yield* codeOf({ id: confirmationId, accountId: user.accountId, at }).pipe(Effect.orDie)
+          const found = yield* liveKeyCode({ id: confirmationId, accountId: user.accountId, at }).pipe(Effect.orDie)
           if (Option.isNone(found) || !sameDigest(hashCode(found.value.salt, code), found.value.code_hash)) {
             if (Option.isSome(found)) yield* sql`UPDATE panel_codes SET attempts = attempts + 1 WHERE id = ${found.value.id}`
             return Option.none()
