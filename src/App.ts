@@ -47,6 +47,7 @@ import * as SecretBox from "./secrets/SecretBox.ts"
 import * as StoredSecrets from "./secrets/StoredSecrets.ts"
 import { Modifications } from "./reservations/Modifications.ts"
 import { Registrations } from "./reservations/Registrations.ts"
+import { PartnerReservations } from "./reservations/PartnerReservations.ts"
 import { Reservations } from "./reservations/Reservations.ts"
 import { Deliveries } from "./webhooks/Deliveries.ts"
 import * as DeliveryLoop from "./webhooks/DeliveryLoop.ts"
@@ -70,11 +71,19 @@ const MigrateOnStart = Layer.effectDiscard(
 
 /**
  * The reservation core with the ports the later modules provide (`reservations/Ports.ts`): its events (webhooks),
- * photo fetches (documents), simulated authorities and SIRE files (compliance). One Reservations (and one TRM
- * cache) shared by every service built on it: layers are memoized by reference.
+ * photo fetches (documents) and simulated authorities (compliance). One Reservations shared by every service
+ * built on it: layers are memoized by reference.
  */
 export const ReservationsLayer = Reservations.Default.pipe(
-  Layer.provide([reservationEvents, photoQueue, SimulatedAuthorities.layer, sireFiles]),
+  Layer.provide([reservationEvents, photoQueue, SimulatedAuthorities.layer])
+)
+
+/**
+ * The partner API's reservation endpoints over the core, with what they read beside it: the SIRE files of a
+ * cancellation or a departure (compliance) and the TRM of USD amounts (one TRM cache).
+ */
+export const PartnerReservationsLayer = PartnerReservations.Default.pipe(
+  Layer.provide([ReservationsLayer, sireFiles]),
   Layer.provide(Trm.layer),
   Layer.provide(FetchHttpClient.layer)
 )
@@ -131,6 +140,7 @@ const PanelLayer = Layer.mergeAll(
     WebhookEndpointsLayer,
     DeliveriesLayer,
     ReservationsLayer,
+    PartnerReservationsLayer,
     AlertsModule.Alerts.Default
   ]))
 )
@@ -141,8 +151,9 @@ const Services = Layer.mergeAll(
   Properties.Default,
   Sandbox.Default,
   ReservationsLayer,
-  Registrations.DefaultWithoutDependencies.pipe(Layer.provide(ReservationsLayer)),
-  Modifications.DefaultWithoutDependencies.pipe(Layer.provide(ReservationsLayer)),
+  PartnerReservationsLayer,
+  Registrations.DefaultWithoutDependencies.pipe(Layer.provide([ReservationsLayer, PartnerReservationsLayer])),
+  Modifications.DefaultWithoutDependencies.pipe(Layer.provide([ReservationsLayer, PartnerReservationsLayer])),
   WebhookEndpointsLayer,
   RateLimits.layer,
   PanelLayer,

@@ -6,6 +6,7 @@ import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { type ReportingSettingsChange, Properties } from "../properties/Properties.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import type { ReservationRow } from "../reservations/ReservationRow.ts"
+import { PartnerReservations } from "../reservations/PartnerReservations.ts"
 import { Reservations } from "../reservations/Reservations.ts"
 import { Sandbox } from "../sandbox/Sandbox.ts"
 import type { Environment } from "../shared/Environment.ts"
@@ -83,6 +84,7 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
     const endpoints = yield* WebhookEndpoints
     const deliveries = yield* Deliveries
     const reservations = yield* Reservations
+    const partnerReservations = yield* PartnerReservations
     const repo = yield* ReservationRepo
     const auth = yield* PanelAuth
     const audit = yield* Audit
@@ -202,7 +204,7 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
           })
         }
         const before = found.value
-        const row = yield* reservations.departById(reservationId, departedOn)
+        const row = yield* partnerReservations.departById(reservationId, departedOn)
         if (row.departed_on !== before.departed_on) {
           yield* record(user, "reservation.departure_recorded", `${row.external_id} ${departedOn}`)
         }
