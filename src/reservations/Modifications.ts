@@ -12,11 +12,11 @@ export class Modifications extends Effect.Service<Modifications>()("reservations
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const reservations = yield* Reservations
-    const partnerReservations = yield* PartnerReservations
+    const { idOf } = yield* PartnerReservations
 
     const update = (key: AuthenticatedKey, body: UpdateReservation) =>
       Effect.gen(function*() {
-        const id = yield* partnerReservations.idOf(key, body.external_id)
+        const id = yield* idOf(key, body.external_id)
         const { row, result } = yield* reservations.apply(id, Command.Modify({ body }))
         const response: UpdateResponse = { ...reservations.views.reservationResponse(row, false), changed: result.changed }
         return response
