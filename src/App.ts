@@ -47,6 +47,7 @@ import * as SecretBox from "./secrets/SecretBox.ts"
 import * as StoredSecrets from "./secrets/StoredSecrets.ts"
 import { Modifications } from "./reservations/Modifications.ts"
 import { Registrations } from "./reservations/Registrations.ts"
+import { PartnerReservations } from "./reservations/PartnerReservations.ts"
 import { Reservations } from "./reservations/Reservations.ts"
 import { Deliveries } from "./webhooks/Deliveries.ts"
 import * as DeliveryLoop from "./webhooks/DeliveryLoop.ts"
@@ -59,6 +60,7 @@ import * as Heartbeat from "./workers/Heartbeat.ts"
 import * as PanelPage from "./panel/Page.ts"
 import { PanelAccount } from "./panel/PanelAccount.ts"
 import { PanelAuth } from "./panel/PanelAuth.ts"
+import { PanelKeys } from "./panel/PanelKeys.ts"
 
 /** Applies pending migrations before anything else touches the database (design §3). */
 const MigrateOnStart = Layer.effectDiscard(
@@ -69,11 +71,19 @@ const MigrateOnStart = Layer.effectDiscard(
 
 /**
  * The reservation core with the ports the later modules provide (`reservations/Ports.ts`): its events (webhooks),
- * photo fetches (documents), simulated authorities and SIRE files (compliance). One Reservations (and one TRM
- * cache) shared by every service built on it: layers are memoized by reference.
+ * photo fetches (documents) and simulated authorities (compliance). One Reservations shared by every service
+ * built on it: layers are memoized by reference.
  */
 export const ReservationsLayer = Reservations.Default.pipe(
-  Layer.provide([reservationEvents, photoQueue, SimulatedAuthorities.layer, sireFiles]),
+  Layer.provide([reservationEvents, photoQueue, SimulatedAuthorities.layer])
+)
+
+/**
+ * The partner API's reservation endpoints over the core, with what they read beside it: the SIRE files of a
+ * cancellation or a departure (compliance) and the TRM of USD amounts (one TRM cache).
+ */
+export const PartnerReservationsLayer = PartnerReservations.Default.pipe(
+  Layer.provide([ReservationsLayer, sireFiles]),
   Layer.provide(Trm.layer),
   Layer.provide(FetchHttpClient.layer)
 )
@@ -121,15 +131,16 @@ const WebhookEndpointsLayer = WebhookEndpoints.Default.pipe(Layer.provide(Outbou
 const PanelAuthLayer = PanelAuth.Default.pipe(Layer.provide(RateLimits.layer))
 const PanelLayer = Layer.mergeAll(
   PanelAuthLayer,
+  PanelKeys.Default.pipe(Layer.provide([PanelAuthLayer, Accounts.Default, ApiKeys.Default])),
   PanelAccount.Default.pipe(Layer.provide([
     PanelAuthLayer,
     Accounts.Default,
-    ApiKeys.Default,
     Sandbox.Default,
     Properties.Default,
     WebhookEndpointsLayer,
     DeliveriesLayer,
     ReservationsLayer,
+    PartnerReservationsLayer,
     AlertsModule.Alerts.Default
   ]))
 )
@@ -140,8 +151,9 @@ const Services = Layer.mergeAll(
   Properties.Default,
   Sandbox.Default,
   ReservationsLayer,
-  Registrations.DefaultWithoutDependencies.pipe(Layer.provide(ReservationsLayer)),
-  Modifications.DefaultWithoutDependencies.pipe(Layer.provide(ReservationsLayer)),
+  PartnerReservationsLayer,
+  Registrations.DefaultWithoutDependencies.pipe(Layer.provide([ReservationsLayer, PartnerReservationsLayer])),
+  Modifications.DefaultWithoutDependencies.pipe(Layer.provide([ReservationsLayer, PartnerReservationsLayer])),
   WebhookEndpointsLayer,
   RateLimits.layer,
   PanelLayer,

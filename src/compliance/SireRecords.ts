@@ -49,6 +49,49 @@ export interface NewFile {
   readonly at: Date
 }
 
+/** The statement of `ensurePending`: the movements it adds, then the reservation's pending ones of this kind. */
+const addedAndPending = (
+  sql: SqlClient.SqlClient,
+  pending: {
+    readonly reservationId: string
+    readonly movement: Movement
+    readonly guestIds: ReadonlyArray<string>
+    readonly date: string
+    readonly at: Date
+  }
+) =>
+  sql`
+    WITH added AS (
+      INSERT INTO sire_movements ${
+    sql.insert(pending.guestIds.map((guestId) => ({
+      reservation_id: pending.reservationId,
+      guest_id: guestId,
+      movement: pending.movement,
+      movement_date: pending.date,
+      state: "pending",
+      updated_at: pending.at
+    })))
+  }
+      ON CONFLICT (reservation_id, guest_id, movement) DO NOTHING
+      RETURNING id, guest_id, movement, state, possible_duplicate, last_error)
+    SELECT * FROM added
+    UNION ALL
+    SELECT id, guest_id, movement, state, possible_duplicate, last_error FROM sire_movements
+    WHERE reservation_id = ${pending.reservationId} AND movement = ${pending.movement} AND state = 'pending'`
+
+/** The lines of a new file, placed by one statement (`createFile`). */
+const placeLines = (
+  sql: SqlClient.SqlClient,
+  file: NewFile,
+  placed: ReadonlyArray<{ readonly movementId: string; readonly line: number }>
+) =>
+  sql`
+    UPDATE sire_movements m SET state = 'in_file', file_id = ${file.id}, line = v.line,
+      attempts = m.attempts + 1, updated_at = ${file.at}
+    FROM jsonb_to_recordset(${JSON.stringify(placed.map(({ movementId, line }) => ({ id: movementId, line })))}::jsonb)
+      AS v(id uuid, line int)
+    WHERE m.id = v.id`
+
 export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireRecords", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -92,24 +135,7 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
        */
       ensurePending: (reservationId: string, movement: Movement, guestIds: ReadonlyArray<string>, date: string, at: Date) =>
         guestIds.length === 0 ? movements({ reservationId, movement, pendingOnly: true }).pipe(Effect.orDie) : Effect.flatMap(
-          sql`
-            WITH added AS (
-              INSERT INTO sire_movements ${
-            sql.insert(guestIds.map((guestId) => ({
-              reservation_id: reservationId,
-              guest_id: guestId,
-              movement,
-              movement_date: date,
-              state: "pending",
-              updated_at: at
-            })))
-          }
-              ON CONFLICT (reservation_id, guest_id, movement) DO NOTHING
-              RETURNING id, guest_id, movement, state, possible_duplicate, last_error)
-            SELECT * FROM added
-            UNION ALL
-            SELECT id, guest_id, movement, state, possible_duplicate, last_error FROM sire_movements
-            WHERE reservation_id = ${reservationId} AND movement = ${movement} AND state = 'pending'`,
+          addedAndPending(sql, { reservationId, movement, guestIds, date, at }),
           decodeMovements
         ).pipe(Effect.orDie),
       all: (reservationId: string, movement: Movement) =>
@@ -137,7 +163,6 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
           UPDATE sire_movements SET movement_date = ${date}, updated_at = ${at}
           WHERE reservation_id = ${reservationId} AND movement = 'S' AND state = 'pending' AND movement_date <> ${date}`
           .pipe(Effect.asVoid, Effect.orDie),
-      /** The names of the files a reservation's movements went out in (a cancellation's warning, design §6.8). */
       /**
        * The retention job (design §3): the content of every SIRE file whose stays all checked out before `cutoff`
        * goes (its name, line count, state and the authority's answer stay). A sweep of the files not yet emptied
@@ -153,6 +178,7 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
               SELECT 1 FROM sire_movements m JOIN reservations r ON r.id = m.reservation_id
               WHERE m.file_id = f.id AND r.check_out >= ${cutoff})
           RETURNING f.id`.pipe(Effect.orDie),
+      /** The names of the files a reservation's movements went out in (a cancellation's warning, design §6.8). */
       fileNames: (reservationId: string) =>
         Effect.map(
           sql<{ name: string }>`
@@ -170,12 +196,7 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
             INSERT INTO sire_files (id, property_id, mode, state, name, content, lines, created_at)
             VALUES (${file.id}, ${file.propertyId}, ${file.mode}, ${file.mode === "manual" ? "generated" : "sending"},
               ${file.name}, ${file.content}, ${file.lines}, ${file.at})`
-          yield* sql`
-            UPDATE sire_movements m SET state = 'in_file', file_id = ${file.id}, line = v.line,
-              attempts = m.attempts + 1, updated_at = ${file.at}
-            FROM jsonb_to_recordset(${JSON.stringify(placed.map(({ movementId, line }) => ({ id: movementId, line })))}::jsonb)
-              AS v(id uuid, line int)
-            WHERE m.id = v.id`
+          yield* placeLines(sql, file, placed)
         }).pipe(Effect.orDie),
       /**
        * Outcomes of movements. Back to `pending` with `possibleDuplicate` when the file may have reached

@@ -11,7 +11,8 @@ import { Reservations } from "../reservations/Reservations.ts"
 import * as Failpoints from "../shared/Failpoints.ts"
 import { type DueReservation, guestLabel } from "./DueReports.ts"
 import { Reference } from "./Reference.ts"
-import { mappingWarning, sireFile, sireLine } from "./Sire.ts"
+import type { ReferenceData } from "./ReferenceData.ts"
+import { mappingWarning, sireFile, sireLine, type SirePlaces } from "./Sire.ts"
 import { SireGateway } from "./SireGateway.ts"
 import { type Movement, type MovementRow, SireRecords } from "./SireRecords.ts"
 
@@ -62,6 +63,66 @@ const configuration = (warning: string): Hold => ({ _tag: "Configuration", warni
 export const mayHold = (movements: ReadonlyArray<MovementRow>) =>
   movements.some((movement) => movement.state === "accepted" || movement.state === "in_file" || movement.possible_duplicate)
 
+/**
+ * The lines of a reservation's movements of one kind, in guest order, and the mapping problems of the guests
+ * whose line cannot be built (`found`: the movements to send, `places`: the configured SIRE places).
+ */
+const buildLines = (reference: ReferenceData, input: {
+  readonly due: DueReservation
+  readonly hotelCode: string
+  readonly cityCode: string
+  readonly movement: Movement
+  readonly date: string
+  readonly found: ReadonlyArray<MovementRow>
+  readonly places: SirePlaces
+}) => {
+  const { due, movement, date } = input
+  const guestsById = new Map(due.guests.map((guest) => [guest.id, guest]))
+  const pending = input.found.flatMap((found) => {
+    const guest = guestsById.get(found.guest_id)
+    return guest === undefined ? [] : [{ movement: found, guest }]
+  }).sort((a, b) => a.guest.position - b.guest.position)
+  const built: Array<PendingLine> = []
+  const problems: Array<string> = []
+  for (const { movement: found, guest } of pending) {
+    const line = sireLine(reference, {
+      hotelCode: input.hotelCode,
+      cityCode: input.cityCode,
+      guest: {
+        tipo_documento: guest.tipo_documento,
+        numero_documento: guest.numero_documento,
+        nacionalidad: guest.nacionalidad ?? "",
+        apellido: guest.apellido,
+        nombre: guest.nombre,
+        fecha_nacimiento: guest.fecha_nacimiento,
+        pais_procedencia: guest.pais_procedencia,
+        pais_residencia: guest.pais_residencia
+      },
+      movement,
+      date,
+      places: input.places
+    })
+    if (Either.isLeft(line)) {
+      problems.push(mappingWarning(guest.position, line.left))
+    } else {
+      built.push({ reservationId: due.row.id, movementId: found.id, movement, line: line.right })
+    }
+  }
+  return { built, problems }
+}
+
+/** Each guest's part of a reservation's movements of one kind, for the report's verdict. */
+const parts = (movements: ReadonlyArray<MovementRow>, guests: ReadonlyArray<GuestRow>) =>
+  movements.map((movement): GuestPart => {
+    const guest = guests.find((candidate) => candidate.id === movement.guest_id)
+    return {
+      guest: guest === undefined ? movement.guest_id : guestLabel(guest),
+      state: movement.state === "accepted" ? "accepted" : movement.state === "rejected" ? "rejected" : "pending",
+      code: null,
+      reason: movement.last_error
+    }
+  })
+
 export class SireReporting extends Effect.Service<SireReporting>()("compliance/SireReporting", {
   dependencies: [SireRecords.Default],
   effect: Effect.gen(function*() {
@@ -106,38 +167,15 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
             return yield* records.ensurePending(row.id, "S", sent.map((entry) => entry.guest_id), date, at)
           })
         // The run's tables, with the operators' corrections as stored when it started (ReportRuns).
-        const reference = yield* Reference
-        const guestsById = new Map(due.guests.map((guest) => [guest.id, guest]))
-        const pending = found.flatMap((found) => {
-          const guest = guestsById.get(found.guest_id)
-          return guest === undefined ? [] : [{ movement: found, guest }]
-        }).sort((a, b) => a.guest.position - b.guest.position)
-        const built: Array<PendingLine> = []
-        const problems: Array<string> = []
-        for (const { movement: found, guest } of pending) {
-          const line = sireLine(reference, {
-            hotelCode: property.sire_hotel_code,
-            cityCode: property.sire_city_code,
-            guest: {
-              tipo_documento: guest.tipo_documento,
-              numero_documento: guest.numero_documento,
-              nacionalidad: guest.nacionalidad ?? "",
-              apellido: guest.apellido,
-              nombre: guest.nombre,
-              fecha_nacimiento: guest.fecha_nacimiento,
-              pais_procedencia: guest.pais_procedencia,
-              pais_residencia: guest.pais_residencia
-            },
-            movement,
-            date,
-            places: config.sirePlaces
-          })
-          if (Either.isLeft(line)) {
-            problems.push(mappingWarning(guest.position, line.left))
-          } else {
-            built.push({ reservationId: row.id, movementId: found.id, movement, line: line.right })
-          }
-        }
+        const { built, problems } = buildLines(yield* Reference, {
+          due,
+          hotelCode: property.sire_hotel_code,
+          cityCode: property.sire_city_code,
+          movement,
+          date,
+          found,
+          places: config.sirePlaces
+        })
         return {
           hold: problems.length > 0 ? configuration(problems.join("; ")) : { _tag: "None" } as const,
           batch: { hotelCode: property.sire_hotel_code, cityCode: property.sire_city_code, lines: built }
@@ -223,17 +261,6 @@ export class SireReporting extends Effect.Service<SireReporting>()("compliance/S
         })
         yield* failpoint("sire.after_record")
         return result
-      })
-
-    const parts = (movements: ReadonlyArray<MovementRow>, guests: ReadonlyArray<GuestRow>) =>
-      movements.map((movement): GuestPart => {
-        const guest = guests.find((candidate) => candidate.id === movement.guest_id)
-        return {
-          guest: guest === undefined ? movement.guest_id : guestLabel(guest),
-          state: movement.state === "accepted" ? "accepted" : movement.state === "rejected" ? "rejected" : "pending",
-          code: null,
-          reason: movement.last_error
-        }
       })
 
     /**

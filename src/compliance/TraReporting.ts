@@ -10,7 +10,7 @@ import { Reference } from "./Reference.ts"
 import { companionBody, mainBody, type TraGuest } from "./Tra.ts"
 import { traInputs, Warnings } from "./TraInputs.ts"
 import { TraClient, TraOutcome } from "./TraClient.ts"
-import { type SubmissionRow, type SubmissionState, TraSubmissions } from "./TraSubmissions.ts"
+import { type SubmissionAttempt, type SubmissionRow, type SubmissionState, TraSubmissions } from "./TraSubmissions.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as Failpoints from "../shared/Failpoints.ts"
 
@@ -33,6 +33,56 @@ const stateOf = (outcome: TraOutcome): SubmissionState =>
 
 const refusedToken = (status: number) => `the TRA refused the property's token (HTTP ${status}); check the TRA token`
 
+/** One answer to a submission: the attempt `TraSubmissions.record` stores, and the submission as it stands after it. */
+const answerOf = (submission: SubmissionRow, outcome: TraOutcome, at: Date) => {
+  const state = stateOf(outcome)
+  const code = outcome._tag === "Accepted" ? outcome.code : null
+  const reason = outcome._tag === "Accepted" ? null : outcome.reason
+  const recorded: SubmissionAttempt = {
+    at,
+    state,
+    code,
+    reason,
+    unknownOutcome: outcome._tag === "Unknown",
+    entry: {
+      at: at.toISOString(),
+      outcome: outcome._tag,
+      ...(outcome._tag === "Rejected" || outcome._tag === "Misconfigured" ? { status: outcome.status } : {}),
+      ...(code === null ? {} : { code }),
+      ...(reason === null ? {} : { reason }),
+      // design §7: a retry after an unknown outcome may register the guest twice; say so.
+      ...(submission.possible_duplicate ? { possible_duplicate: true } : {})
+    }
+  }
+  const after: SubmissionRow = {
+    ...submission,
+    state,
+    code: code === null ? submission.code : String(code),
+    last_error: reason,
+    possible_duplicate: submission.possible_duplicate || outcome._tag === "Unknown",
+    sending_since: null
+  }
+  return { recorded, after }
+}
+
+/** Each guest's part of a round's submissions, the guest whose code is the report's, and what the TRA may hold. */
+const roundParts = (rows: ReadonlyArray<SubmissionRow>, guests: ReadonlyArray<GuestRow>) => {
+  const labelOf = (guestId: string) => {
+    const guest = guests.find((candidate) => candidate.id === guestId)
+    return guest === undefined ? guestId : guestLabel(guest)
+  }
+  const parts = rows.map((submission): GuestPart => ({
+    guest: labelOf(submission.guest_id),
+    state: submission.state,
+    code: submission.code === null ? null : Number(submission.code),
+    reason: submission.last_error
+  }))
+  const main = rows.find((submission) => submission.role === "main")
+  // The TRA may hold something of this round: an accepted guest, or one sent with an unknown outcome.
+  const mayHold = rows.some((submission) => submission.state === "accepted" || submission.possible_duplicate)
+  return { parts, main: main === undefined ? null : labelOf(main.guest_id), mayHold }
+}
+
 export class TraReporting extends Effect.Service<TraReporting>()("compliance/TraReporting", {
   dependencies: [TraSubmissions.Default],
   effect: Effect.gen(function*() {
@@ -47,34 +97,9 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
     /** Records one answer on its submission and answers the submission as it now stands. */
     const record = (submission: SubmissionRow, outcome: TraOutcome) =>
       Effect.gen(function*() {
-        const at = yield* nowDate
-        const state = stateOf(outcome)
-        const code = outcome._tag === "Accepted" ? outcome.code : null
-        const reason = outcome._tag === "Accepted" ? null : outcome.reason
-        yield* submissions.record(submission.id, {
-          at,
-          state,
-          code,
-          reason,
-          unknownOutcome: outcome._tag === "Unknown",
-          entry: {
-            at: at.toISOString(),
-            outcome: outcome._tag,
-            ...(outcome._tag === "Rejected" || outcome._tag === "Misconfigured" ? { status: outcome.status } : {}),
-            ...(code === null ? {} : { code }),
-            ...(reason === null ? {} : { reason }),
-            // design §7: a retry after an unknown outcome may register the guest twice; say so.
-            ...(submission.possible_duplicate ? { possible_duplicate: true } : {})
-          }
-        })
-        return {
-          ...submission,
-          state,
-          code: code === null ? submission.code : String(code),
-          last_error: reason,
-          possible_duplicate: submission.possible_duplicate || outcome._tag === "Unknown",
-          sending_since: null
-        }
+        const { recorded, after } = answerOf(submission, outcome, yield* nowDate)
+        yield* submissions.record(submission.id, recorded)
+        return after
       })
 
     /**
@@ -188,22 +213,10 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
       round: number,
       known: ReadonlyArray<SubmissionRow> | null = null
     ) =>
-      Effect.map(known === null ? submissions.ofRound(reservationId, round) : Effect.succeed(known), (rows) => {
-        const labelOf = (guestId: string) => {
-          const guest = guests.find((candidate) => candidate.id === guestId)
-          return guest === undefined ? guestId : guestLabel(guest)
-        }
-        const parts = rows.map((submission): GuestPart => ({
-          guest: labelOf(submission.guest_id),
-          state: submission.state,
-          code: submission.code === null ? null : Number(submission.code),
-          reason: submission.last_error
-        }))
-        const main = rows.find((submission) => submission.role === "main")
-        // The TRA may hold something of this round: an accepted guest, or one sent with an unknown outcome.
-        const mayHold = rows.some((submission) => submission.state === "accepted" || submission.possible_duplicate)
-        return { parts, main: main === undefined ? null : labelOf(main.guest_id), mayHold }
-      })
+      Effect.map(
+        known === null ? submissions.ofRound(reservationId, round) : Effect.succeed(known),
+        (rows) => roundParts(rows, guests)
+      )
 
     /** The stay's TRA (round 0): post, then settle the report (design §6.9), giving up 72 h past due. */
     const report = (due: DueReservation) =>

@@ -1,46 +1,39 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
 import { Alerts } from "../alerts/Alerts.ts"
-import { ApiKeys } from "../auth/ApiKeys.ts"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
-import { MailQueue } from "../mail/MailQueue.ts"
-import { MailTemplate } from "../mail/Messages.ts"
 import { type ReportingSettingsChange, Properties } from "../properties/Properties.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import type { ReservationRow } from "../reservations/ReservationRow.ts"
+import { PartnerReservations } from "../reservations/PartnerReservations.ts"
 import { Reservations } from "../reservations/Reservations.ts"
 import { Sandbox } from "../sandbox/Sandbox.ts"
 import type { Environment } from "../shared/Environment.ts"
 import {
   DeliveryNotFound,
-  InvalidCode,
   InvalidRequest,
-  LiveNotEnabled,
   OwnerRequired,
   RegistrationNotFound,
   WebhookNotFound
 } from "../shared/errors.ts"
 import { Deliveries } from "../webhooks/Deliveries.ts"
 import { WebhookEndpoints } from "../webhooks/WebhookEndpoints.ts"
-import { Audit } from "../audit/Audit.ts"
+import { Audit, type AuditAction } from "../audit/Audit.ts"
 import { PanelAuth } from "./PanelAuth.ts"
 import {
-  CODE_MINUTES,
-  CODE_TRIES,
   type DeliveriesQuery,
   isHolder,
   type PanelUser,
   type ReservationsQuery,
   type ReservationSummary
 } from "./Panel.ts"
-import { hashCode, sameDigest } from "./Secrets.ts"
 
 /**
  * What a signed-in account holder or member does in the panel (design §8). Every rule is the partner API's
- * own, reached through the same services — keys, the test environment, webhooks, deliveries, reservations —:
- * one implementation of each rule, two entrances. The panel adds only who may do it (its session) and the
- * audit log.
+ * own, reached through the same services — the test environment, webhooks, deliveries, reservations; keys
+ * through `PanelKeys` —: one implementation of each rule, two entrances. The panel adds only who may do it (its
+ * session) and the audit log.
  */
 
 /** The panel acts on an environment of the account as a partner key of it would (rate limits aside). */
@@ -51,19 +44,29 @@ const asKey = (user: PanelUser, environment: Environment): AuthenticatedKey => (
   limits: { reads: 0, writes: 0, tests: 0 }
 })
 
-const LiveKeyCode = Schema.Struct({
-  id: Schema.String,
-  salt: Schema.String,
-  code_hash: Schema.String,
-  email: Schema.String
-})
-
 /** A page position: the last row's `updated_at` and id, opaque to the client. */
 const Cursor = Schema.parseJson(Schema.Struct({ u: Schema.Date, i: Schema.UUID }))
 const encodeCursor = (row: { readonly updated_at: Date; readonly id: string }) =>
   Buffer.from(JSON.stringify({ u: row.updated_at.toISOString(), i: row.id })).toString("base64url")
 const decodeCursor = (cursor: string) =>
   Schema.decodeUnknownOption(Cursor)(Buffer.from(cursor, "base64url").toString("utf8"))
+
+/** The repository's request for a page of the panel's reservation list: its filters, after the cursor's row. */
+const pageRequest = (
+  user: PanelUser,
+  query: ReservationsQuery,
+  after: Option.Option<typeof Cursor.Type>,
+  limit: number
+) => ({
+  accountId: user.accountId,
+  environment: query.environment ?? "live",
+  status: query.status,
+  from: query.from,
+  to: query.to,
+  externalIdContains: query.q,
+  after: Option.getOrUndefined(Option.map(after, ({ u, i }) => ({ updatedAt: u, id: i }))),
+  limit
+})
 
 const badCursor = () =>
   new InvalidRequest({
@@ -72,24 +75,23 @@ const badCursor = () =>
   })
 
 export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAccount", {
-  dependencies: [Audit.Default, MailQueue.Default, ReservationRepo.Default],
+  dependencies: [Audit.Default, ReservationRepo.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const accounts = yield* Accounts
-    const keys = yield* ApiKeys
     const sandbox = yield* Sandbox
     const properties = yield* Properties
     const endpoints = yield* WebhookEndpoints
     const deliveries = yield* Deliveries
     const reservations = yield* Reservations
+    const partnerReservations = yield* PartnerReservations
     const repo = yield* ReservationRepo
     const auth = yield* PanelAuth
     const audit = yield* Audit
     const alertList = yield* Alerts
-    const mail = yield* MailQueue
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
-    const record = (user: PanelUser, action: Parameters<typeof audit.record>[0]["action"], target: string | null = null) =>
+    const record = (user: PanelUser, action: AuditAction, target: string | null = null) =>
       audit.record({ accountId: user.accountId, actor: user.email, action, target, ip: user.ip })
 
     // ------------------------------------------------------------------------------------------- account
@@ -109,92 +111,6 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
           is_holder: isHolder(user)
         }
       })
-
-    // ------------------------------------------------------------------------------------------------ keys
-
-    const listKeys = (user: PanelUser) => keys.list(user.accountId).pipe(Effect.orDie)
-
-    /** A test key at once (201); a live key only after the code e-mailed to the account's e-mail (202). */
-    const requestKey = (user: PanelUser, environment: Environment) =>
-      Effect.gen(function*() {
-        if (environment === "test") {
-          const created = yield* keys.create(user.accountId, "test").pipe(Effect.catchTag("AccountNotFound", Effect.die))
-          yield* record(user, "key.created", `${created.key_id} (test)`)
-          return { _tag: "Created" as const, key: created }
-        }
-        const row = yield* accounts.get(user.accountId).pipe(Effect.orDie)
-        if (!row.live_enabled) {
-          return yield* new LiveNotEnabled({
-            message: "live keys are not enabled for this account yet; an operator enables them after checking it",
-            details: {}
-          })
-        }
-        const { id, code } = yield* auth.issueCode({
-          purpose: "live_key",
-          email: user.email,
-          accountId: user.accountId,
-          language: row.language,
-          ip: user.ip
-        })
-        yield* mail.enqueue({
-          to: row.email,
-          language: row.language,
-          template: MailTemplate.live_key_code({ code, minutes: CODE_MINUTES, requested_by: user.email })
-        })
-        yield* record(user, "key.live_requested")
-        return { _tag: "Confirm" as const, confirmation_id: id }
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("PanelAccount.requestKey"))
-
-    const liveKeyCode = SqlSchema.findOne({
-      Request: Schema.Struct({ id: Schema.String, accountId: Schema.String, at: Schema.DateFromSelf }),
-      Result: LiveKeyCode,
-      execute: ({ id, accountId, at }) =>
-        sql`
-          SELECT id, salt, code_hash, email FROM panel_codes
-          WHERE id = ${id} AND purpose = 'live_key' AND account_id = ${accountId} AND used_at IS NULL
-            AND expires_at > ${at} AND attempts < ${CODE_TRIES}
-          FOR UPDATE`
-    })
-
-    /**
-     * `POST /api/panel/keys/confirm`: the right code creates the live key, and a notice goes to the account's
-     * e-mail in the same transaction (queued: it arrives even if the mail server is down right now).
-     */
-    const confirmLiveKey = (user: PanelUser, confirmationId: string, code: string) =>
-      Effect.gen(function*() {
-        const outcome = yield* Effect.gen(function*() {
-          const at = yield* nowDate
-          const found = yield* liveKeyCode({ id: confirmationId, accountId: user.accountId, at }).pipe(Effect.orDie)
-          if (Option.isNone(found) || !sameDigest(hashCode(found.value.salt, code), found.value.code_hash)) {
-            if (Option.isSome(found)) yield* sql`UPDATE panel_codes SET attempts = attempts + 1 WHERE id = ${found.value.id}`
-            return Option.none()
-          }
-          const row = yield* accounts.get(user.accountId).pipe(Effect.orDie)
-          if (!row.live_enabled) return yield* new LiveNotEnabled({ message: "live keys are not enabled for this account", details: {} })
-          yield* sql`UPDATE panel_codes SET used_at = ${at} WHERE id = ${found.value.id}`
-          const created = yield* keys.create(user.accountId, "live").pipe(Effect.catchTag("AccountNotFound", Effect.die))
-          const listed = yield* keys.list(user.accountId).pipe(Effect.orDie)
-          const prefix = listed.keys.find((key) => key.key_id === created.key_id)?.prefix ?? created.api_key.slice(0, 15)
-          yield* mail.enqueue({
-            to: row.email,
-            language: row.language,
-            template: MailTemplate.live_key_notice({ prefix, created_at: at.toISOString(), created_by: user.email })
-          })
-          yield* record(user, "key.created", `${created.key_id} (live, ${prefix}…)`)
-          return Option.some(created)
-        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
-        return yield* Option.match(outcome, {
-          onNone: () => Effect.fail(new InvalidCode({ message: "the code is wrong or no longer valid; ask for a new key again", details: {} })),
-          onSome: Effect.succeed
-        })
-      }).pipe(Effect.withSpan("PanelAccount.confirmLiveKey"))
-
-    const revokeKey = (user: PanelUser, keyId: string) =>
-      Effect.gen(function*() {
-        const revoked = yield* keys.revoke(keyId, user.accountId)
-        yield* record(user, "key.revoked", keyId)
-        return revoked
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
     // -------------------------------------------------------------------------------------- test environment
 
@@ -260,16 +176,7 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
         const after = query.cursor === undefined ? Option.none() : decodeCursor(query.cursor)
         if (query.cursor !== undefined && Option.isNone(after)) return yield* badCursor()
         const limit = query.limit ?? 50
-        const rows = yield* repo.page({
-          accountId: user.accountId,
-          environment: query.environment ?? "live",
-          status: query.status,
-          from: query.from,
-          to: query.to,
-          externalIdContains: query.q,
-          after: Option.getOrUndefined(Option.map(after, ({ u, i }) => ({ updatedAt: u, id: i }))),
-          limit
-        })
+        const rows = yield* repo.page(pageRequest(user, query, after, limit))
         const page = rows.slice(0, limit)
         const last = page[page.length - 1]
         return {
@@ -297,7 +204,7 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
           })
         }
         const before = found.value
-        const row = yield* reservations.departById(reservationId, departedOn)
+        const row = yield* partnerReservations.departById(reservationId, departedOn)
         if (row.departed_on !== before.departed_on) {
           yield* record(user, "reservation.departure_recorded", `${row.external_id} ${departedOn}`)
         }
@@ -343,10 +250,6 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
 
     return {
       account,
-      listKeys,
-      requestKey,
-      confirmLiveKey,
-      revokeKey,
       createSandbox,
       listProperties,
       updateSettings,

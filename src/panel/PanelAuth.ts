@@ -47,6 +47,19 @@ const SessionRow = Schema.Struct({
   account_email: Schema.String
 })
 
+/**
+ * What a code is issued for: its purpose, the e-mail it goes to, and the account it opens (none for a sign-up or
+ * an unknown e-mail).
+ */
+interface CodeRequest {
+  readonly purpose: CodeRow["purpose"]
+  readonly email: string
+  readonly accountId: string | null
+  readonly signupName?: string | null
+  readonly language: Language
+  readonly ip: string | null
+}
+
 /** A freshly signed-in session: the token goes into the cookie and is never stored. */
 export interface NewSession {
   readonly token: string
@@ -65,6 +78,61 @@ const invalidCode = () =>
 /** The session's last activity is refreshed at most this often (one write per request would be wasted). */
 const TOUCH_EVERY = Duration.seconds(30)
 
+/** Writes a code (`salt` and `codeHash`, never the code), valid for `CODE_MINUTES`; answers its id. */
+const insertCode = (
+  sql: SqlClient.SqlClient,
+  row: CodeRequest,
+  secret: { readonly salt: string; readonly codeHash: string; readonly now: Date }
+) =>
+  sql<{ id: string }>`
+    INSERT INTO panel_codes ${
+    sql.insert({
+      purpose: row.purpose,
+      email: row.email,
+      account_id: row.accountId,
+      signup_name: row.signupName ?? null,
+      language: row.language,
+      salt: secret.salt,
+      code_hash: secret.codeHash,
+      expires_at: new Date(secret.now.getTime() + CODE_MINUTES * 60_000),
+      created_at: secret.now,
+      ip: row.ip
+    })
+  } RETURNING id`
+
+/** The sign-in and sign-up codes an e-mail holds that may still be used, newest first, locked. */
+const liveCodes = (sql: SqlClient.SqlClient) =>
+  SqlSchema.findAll({
+    Request: Schema.Struct({ email: Schema.String, at: Schema.DateFromSelf }),
+    Result: CodeRow,
+    execute: ({ email, at }) =>
+      sql`
+        SELECT id, purpose, account_id, signup_name, language, salt, code_hash FROM panel_codes
+        WHERE email = ${email} AND purpose IN ('signin', 'signup') AND used_at IS NULL
+          AND expires_at > ${at} AND attempts < ${CODE_TRIES}
+        ORDER BY created_at DESC
+        FOR UPDATE`
+  })
+
+/** May this e-mail still sign in to this account (a member removed since the code was sent may not)? */
+const mayEnter = (sql: SqlClient.SqlClient, accountId: string, email: string) =>
+  Effect.map(sql<{ ok: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId} AND lower(email) = ${email})
+      OR EXISTS (SELECT 1 FROM account_members WHERE account_id = ${accountId} AND email = ${email}) AS ok`, (rows) =>
+    rows[0]?.ok === true)
+
+/** A session of this token that is neither signed out, past its 12 hours, nor idle since `idleSince`. */
+const sessionByToken = (sql: SqlClient.SqlClient) =>
+  SqlSchema.findOne({
+    Request: Schema.Struct({ hash: Schema.String, at: Schema.DateFromSelf, idleSince: Schema.DateFromSelf }),
+    Result: SessionRow,
+    execute: ({ hash, at, idleSince }) =>
+      sql`
+        SELECT s.id, s.account_id, s.email, s.last_seen_at, a.name AS account_name, a.email AS account_email
+        FROM panel_sessions s JOIN accounts a ON a.id = s.account_id
+        WHERE s.token_hash = ${hash} AND s.revoked_at IS NULL AND s.expires_at > ${at} AND s.last_seen_at > ${idleSince}`
+  })
+
 export class PanelAuth extends Effect.Service<PanelAuth>()("panel/PanelAuth", {
   dependencies: [Accounts.Default, MailQueue.Default, Audit.Default],
   effect: Effect.gen(function*() {
@@ -76,6 +144,8 @@ export class PanelAuth extends Effect.Service<PanelAuth>()("panel/PanelAuth", {
     const config = yield* AppConfig
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
+    const codesOf = liveCodes(sql)
+    const sessionOf = sessionByToken(sql)
 
     /** Design §8: at most 5 codes per e-mail and 30 per client IP per hour (429 rate_limited). */
     const limitCodeRequests = (email: string, ip: string | null) =>
@@ -98,33 +168,12 @@ export class PanelAuth extends Effect.Service<PanelAuth>()("panel/PanelAuth", {
       })
 
     /** Writes a code (hashed) and answers its id and the code itself, for the e-mail. */
-    const issueCode = (row: {
-      readonly purpose: CodeRow["purpose"]
-      readonly email: string
-      readonly accountId: string | null
-      readonly signupName?: string | null
-      readonly language: Language
-      readonly ip: string | null
-    }) =>
+    const issueCode = (row: CodeRequest) =>
       Effect.gen(function*() {
         const code = newCode()
         const salt = randomBytes(16).toString("hex")
         const now = yield* nowDate
-        const [inserted] = yield* sql<{ id: string }>`
-          INSERT INTO panel_codes ${
-          sql.insert({
-            purpose: row.purpose,
-            email: row.email,
-            account_id: row.accountId,
-            signup_name: row.signupName ?? null,
-            language: row.language,
-            salt,
-            code_hash: hashCode(salt, code),
-            expires_at: new Date(now.getTime() + CODE_MINUTES * 60_000),
-            created_at: now,
-            ip: row.ip
-          })
-        } RETURNING id`
+        const [inserted] = yield* insertCode(sql, row, { salt, codeHash: hashCode(salt, code), now })
         return inserted === undefined ? yield* Effect.dieMessage("INSERT returned no code") : { id: inserted.id, code }
       })
 
@@ -180,25 +229,6 @@ export class PanelAuth extends Effect.Service<PanelAuth>()("panel/PanelAuth", {
         }).pipe(sql.withTransaction, Effect.orDie)
       }).pipe(Effect.withSpan("PanelAuth.signup"))
 
-    const liveCodes = SqlSchema.findAll({
-      Request: Schema.Struct({ email: Schema.String, at: Schema.DateFromSelf }),
-      Result: CodeRow,
-      execute: ({ email, at }) =>
-        sql`
-          SELECT id, purpose, account_id, signup_name, language, salt, code_hash FROM panel_codes
-          WHERE email = ${email} AND purpose IN ('signin', 'signup') AND used_at IS NULL
-            AND expires_at > ${at} AND attempts < ${CODE_TRIES}
-          ORDER BY created_at DESC
-          FOR UPDATE`
-    })
-
-    /** May this e-mail still sign in to this account (a member removed since the code was sent may not)? */
-    const mayEnter = (accountId: string, email: string) =>
-      Effect.map(sql<{ ok: boolean }>`
-        SELECT EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId} AND lower(email) = ${email})
-          OR EXISTS (SELECT 1 FROM account_members WHERE account_id = ${accountId} AND email = ${email}) AS ok`, (rows) =>
-        rows[0]?.ok === true)
-
     const createSession = (accountId: string, email: string, ip: string | null) =>
       Effect.gen(function*() {
         const token = randomBytes(32).toString("base64url")
@@ -218,7 +248,7 @@ export class PanelAuth extends Effect.Service<PanelAuth>()("panel/PanelAuth", {
       Effect.gen(function*() {
         const outcome = yield* Effect.gen(function*() {
           const at = yield* nowDate
-          const candidates = yield* liveCodes({ email, at })
+          const candidates = yield* codesOf({ email, at })
           const match = candidates.find((candidate) => sameDigest(hashCode(candidate.salt, code), candidate.code_hash))
           if (match === undefined) {
             if (candidates.length > 0) {
@@ -239,7 +269,7 @@ export class PanelAuth extends Effect.Service<PanelAuth>()("panel/PanelAuth", {
             yield* audit.record({ accountId, actor: email, action: "signup", ip })
           }
           // A code of an e-mail with no account was never sent: nobody can hold it.
-          if (accountId === null || !(yield* mayEnter(accountId, email))) return Option.none<NewSession>()
+          if (accountId === null || !(yield* mayEnter(sql, accountId, email))) return Option.none<NewSession>()
           const account = yield* accounts.get(accountId).pipe(Effect.orDie)
           const session = yield* createSession(accountId, email, ip)
           yield* audit.record({ accountId, actor: email, action: "signin", ip })
@@ -252,16 +282,6 @@ export class PanelAuth extends Effect.Service<PanelAuth>()("panel/PanelAuth", {
         return yield* Option.match(outcome, { onNone: () => Effect.fail(invalidCode()), onSome: Effect.succeed })
       }).pipe(Effect.withSpan("PanelAuth.signIn"))
 
-    const sessionByToken = SqlSchema.findOne({
-      Request: Schema.Struct({ hash: Schema.String, at: Schema.DateFromSelf, idleSince: Schema.DateFromSelf }),
-      Result: SessionRow,
-      execute: ({ hash, at, idleSince }) =>
-        sql`
-          SELECT s.id, s.account_id, s.email, s.last_seen_at, a.name AS account_name, a.email AS account_email
-          FROM panel_sessions s JOIN accounts a ON a.id = s.account_id
-          WHERE s.token_hash = ${hash} AND s.revoked_at IS NULL AND s.expires_at > ${at} AND s.last_seen_at > ${idleSince}`
-    })
-
     /**
      * The session of a cookie, or None: unknown, signed out, idle 30 minutes or older than 12 hours — from that
      * instant on, never later (design §8). A live session's idle clock starts again.
@@ -269,7 +289,7 @@ export class PanelAuth extends Effect.Service<PanelAuth>()("panel/PanelAuth", {
     const authenticate = (token: string, ip: string | null) =>
       Effect.gen(function*() {
         const at = yield* nowDate
-        const found = yield* sessionByToken({
+        const found = yield* sessionOf({
           hash: hashToken(token),
           at,
           idleSince: new Date(at.getTime() - SESSION_IDLE_MINUTES * 60_000)

@@ -16,6 +16,7 @@ import {
   type SubmitRegistration
 } from "./Reservation.ts"
 import type { ReservationRow } from "./ReservationRow.ts"
+import { PartnerReservations } from "./PartnerReservations.ts"
 import { fingerprint, replayOrConflict, Reservations, testKeyOnly } from "./Reservations.ts"
 import { registrationDraft } from "./machine/Stay.ts"
 
@@ -25,9 +26,10 @@ import { registrationDraft } from "./machine/Stay.ts"
  * reservation.created, registration.completed, then the report events — commit with it.
  */
 export class Registrations extends Effect.Service<Registrations>()("reservations/Registrations", {
-  dependencies: [Reservations.Default],
+  dependencies: [Reservations.Default, PartnerReservations.Default],
   effect: Effect.gen(function*() {
     const reservations = yield* Reservations
+    const partnerReservations = yield* PartnerReservations
     const { views } = reservations
 
 
@@ -94,9 +96,9 @@ export class Registrations extends Effect.Service<Registrations>()("reservations
         yield* validate(key, body)
         const fp = fingerprint(body)
         // The same frame and claim as endpoint 3 (one namespace of external_ids per account and environment).
-        return yield* reservations.creating(key, body, (row) => replayOrRefuse(row, fp), (money) =>
+        return yield* partnerReservations.creating(key, body, (row) => replayOrRefuse(row, fp), (money) =>
           Effect.gen(function*() {
-            const property = yield* reservations.resolveProperty(key, body)
+            const property = yield* partnerReservations.resolveProperty(key, body)
             const { draft, guests } = registrationDraft({
               key,
               body,

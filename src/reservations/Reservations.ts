@@ -4,26 +4,17 @@ import { createHash } from "node:crypto"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { inTransaction } from "../db/Database.ts"
-import { isUniqueViolation } from "../db/SqlErrors.ts"
-import { checkUsable, type PropertyScope } from "../properties/Property.ts"
-import {
-  CreationInProgress,
-  InvalidRequest,
-  RegistrationNotFound,
-  ReservationConflict
-} from "../shared/errors.ts"
+import { CreationInProgress, InvalidRequest, ReservationConflict } from "../shared/errors.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { todayInBogota } from "../shared/Calendar.ts"
-import { TrmProvider, usdToCop } from "../trm/Trm.ts"
 import { newCheckinToken } from "./CheckinToken.ts"
-import type { CancelResponse, CreateReservation, Guest, RegistrationDetail, SubmitRegistration } from "./Reservation.ts"
+import type { Guest } from "./Reservation.ts"
 import { type ExternalRef, ReservationRepo } from "./ReservationRepo.ts"
 import type { GuestWrite } from "./machine/Decision.ts"
 import * as Machine from "./machine/Machine.ts"
 import { extensionToSimulate, simulateExtension, withDueReports } from "./machine/Reports.ts"
 import { carriesGuests, type ReservationEvent, type State, type UpdatedField, updatedFields } from "./machine/State.ts"
-import { PhotoQueue, type ReportingProperty, ReservationEvents, SimulatedAuthorities, SireFiles } from "./Ports.ts"
-import { linkDraft } from "./machine/Stay.ts"
+import { PhotoQueue, type ReportingProperty, ReservationEvents, SimulatedAuthorities } from "./Ports.ts"
 import { type GuestRow, type NewGuest, photosRetained, type ReservationRow } from "./ReservationRow.ts"
 import { makeViews } from "./Views.ts"
 
@@ -88,11 +79,31 @@ const reservationConflict = (row: Pick<ReservationRow, "id" | "external_id">) =>
 export const replayOrConflict = <A>(row: ReservationRow, fp: string, replay: (row: ReservationRow) => A) =>
   row.fingerprint === fp ? Effect.succeed({ created: false, response: replay(row) }) : Effect.fail(reservationConflict(row))
 
-const notFound = (externalId: string) =>
-  new RegistrationNotFound({
-    message: `no reservation with external_id ${JSON.stringify(externalId)}`,
-    details: { external_id: externalId }
-  })
+/** A guest as the API shows it (spec "Guest"); `retained`: whether its photos are still kept (else null). */
+const guestView = (guest: GuestRow, retained: boolean): Guest => ({
+  is_primary: guest.is_primary,
+  tipo_documento: guest.tipo_documento,
+  numero_documento: guest.numero_documento,
+  nombre: guest.nombre,
+  apellido: guest.apellido,
+  nacionalidad: guest.nacionalidad,
+  fecha_nacimiento: guest.fecha_nacimiento,
+  email: guest.email,
+  phone: guest.phone,
+  address: guest.address,
+  ciudad_residencia: guest.ciudad_residencia,
+  pais_residencia: guest.pais_residencia,
+  registered_at: guest.registered_at?.toISOString() ?? null,
+  document_uploaded: retained ? guest.document_uploaded : null
+})
+
+/** The statement reading a property's reporting settings (design §6.9). */
+const reportingSettingsOf = (sql: SqlClient.SqlClient, propertyId: string) =>
+  sql<ReportingProperty>`
+    SELECT reports_tra, reports_sire, tra_token IS NOT NULL AS has_tra_token,
+           sire_hotel_code IS NOT NULL AS has_sire_hotel_code,
+           name, establishment_name, rnt_id, tipo_acomodacion, default_room
+    FROM properties WHERE id = ${propertyId}`
 
 /** The commands applied to many reservations at once (`applyAll`): they never refuse, and touch no guest. */
 export type RunCommand = Extract<
@@ -112,7 +123,7 @@ export interface Applied<A> {
  * reservation machine what a command does (`Machine.decide`, pure), derives what follows (`Machine.follow`:
  * status, check-in link, reports when due, the simulated authorities of test keys, exits, events), writes the
  * row, its guests and its events in one transaction, and answers the new state. `insert` is its first step for a reservation
- * that does not exist yet (endpoints 3 and 7). Endpoints 3, 5, 6 and 8 live here too.
+ * that does not exist yet (endpoints 3 and 7). The partner endpoints 3, 5, 6 and 8 are `PartnerReservations`'.
  */
 export class Reservations extends Effect.Service<Reservations>()("reservations/Reservations", {
   dependencies: [ReservationRepo.Default],
@@ -122,8 +133,6 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
     const eventLog = yield* ReservationEvents
     const photos = yield* PhotoQueue
     const simulated = yield* SimulatedAuthorities
-    const sireFiles = yield* SireFiles
-    const trm = yield* TrmProvider
     const { publicBaseUrl } = yield* AppConfig
 
     const views = makeViews(publicBaseUrl)
@@ -134,34 +143,12 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
       Effect.gen(function*() {
         const guests = yield* repo.guests(row.id)
         const retained = photosRetained(row.check_out, yield* todayInBogota)
-        return guests.map((guest): Guest => ({
-          is_primary: guest.is_primary,
-          tipo_documento: guest.tipo_documento,
-          numero_documento: guest.numero_documento,
-          nombre: guest.nombre,
-          apellido: guest.apellido,
-          nacionalidad: guest.nacionalidad,
-          fecha_nacimiento: guest.fecha_nacimiento,
-          email: guest.email,
-          phone: guest.phone,
-          address: guest.address,
-          ciudad_residencia: guest.ciudad_residencia,
-          pais_residencia: guest.pais_residencia,
-          registered_at: guest.registered_at?.toISOString() ?? null,
-          document_uploaded: retained ? guest.document_uploaded : null
-        }))
+        return guests.map((guest) => guestView(guest, retained))
       })
 
     /** What a property's settings say about reporting (design §6.9). */
     const reportingSettings = (propertyId: string) =>
-      Effect.map(
-        inTransaction(sql<ReportingProperty>`
-          SELECT reports_tra, reports_sire, tra_token IS NOT NULL AS has_tra_token,
-                 sire_hotel_code IS NOT NULL AS has_sire_hotel_code,
-                 name, establishment_name, rnt_id, tipo_acomodacion, default_room
-          FROM properties WHERE id = ${propertyId}`),
-        (rows) => rows[0]
-      ).pipe(
+      Effect.map(inTransaction(reportingSettingsOf(sql, propertyId)), (rows) => rows[0]).pipe(
         Effect.orDie,
         Effect.flatMap((settings) =>
           settings === undefined ? Effect.dieMessage(`property ${propertyId} is gone`) : Effect.succeed(settings)
@@ -323,186 +310,6 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         return { row, added }
       }).pipe(Effect.withSpan("Reservations.insert"))
 
-    // ------------------------------------------------------------------------------------- creation helpers
-
-    /**
-     * design §6.1: property_id, else property_external_id in the key's (account, environment), else rnt_id.
-     * One statement also reads the contract setting.
-     */
-    const resolveProperty = (key: AuthenticatedKey, body: CreateReservation | SubmitRegistration) =>
-      Effect.gen(function*() {
-        type Found = PropertyScope & { id: string; requires_contract_signature: boolean }
-        const [reference, rows] = body.property_id !== undefined
-          ? [body.property_id, yield* inTransaction(sql<Found>`
-              SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
-              WHERE id = ${body.property_id}`)]
-          : body.property_external_id !== undefined
-          ? [body.property_external_id, yield* inTransaction(sql<Found>`
-              SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
-              WHERE account_id = ${key.accountId} AND environment = ${key.environment}
-                AND external_id = ${body.property_external_id}`)]
-          : [body.rnt_id ?? "", yield* inTransaction(sql<Found>`
-              SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
-              WHERE account_id = ${key.accountId} AND rnt_id = ${body.rnt_id ?? ""}
-              ORDER BY (environment = ${key.environment}) DESC, created_at LIMIT 1`)]
-        const property = rows[0]
-        yield* checkUsable(property, key, reference)
-        return property === undefined
-          ? yield* Effect.dieMessage("checkUsable accepted a missing property")
-          : { id: property.id, contractRequired: property.requires_contract_signature }
-      })
-
-    /**
-     * The creation claim of endpoints 3 and 7, inside their transaction: non-blocking, so the loser of two
-     * concurrent creations answers at once instead of waiting on the winner (design §6.7).
-     */
-    const claim = (key: AuthenticatedKey, externalId: string) =>
-      Effect.flatMap(
-        inTransaction(sql<{ locked: boolean }>`
-          SELECT pg_try_advisory_xact_lock(${lockKey(key.accountId, key.environment, externalId)}::bigint) AS locked`),
-        (rows) => rows[0]?.locked === true ? Effect.void : Effect.fail(creationInProgress(externalId))
-      )
-
-    /** USD is converted at creation with the TRM of the request's Bogotá date (design §6.11). */
-    const amounts = (body: CreateReservation | SubmitRegistration) =>
-      Effect.gen(function*() {
-        if (body.total_amount === undefined) return { cop: null, rate: null, date: null } satisfies Amounts
-        if (body.currency !== "USD") return { cop: String(body.total_amount), rate: null, date: null } satisfies Amounts
-        const date = yield* todayInBogota
-        const { rate } = yield* trm.rateFor(date)
-        return { cop: usdToCop(body.total_amount, rate), rate, date } satisfies Amounts
-      })
-
-    /**
-     * The frame of endpoints 3 and 7: an existing reservation is a replay or a conflict (decided by `existing`,
-     * checked outside and then again under the claim); otherwise `create` writes the new one. A unique
-     * violation means a concurrent creation won (design §6.7).
-     */
-    const creating = <A, E1, E2>(
-      key: AuthenticatedKey,
-      body: CreateReservation | SubmitRegistration,
-      existing: (row: ReservationRow) => Effect.Effect<{ readonly created: boolean; readonly response: A }, E1>,
-      create: (money: Amounts) => Effect.Effect<{ readonly created: boolean; readonly response: A }, E2>
-    ) =>
-      Effect.gen(function*() {
-        const found = yield* repo.findCommitted(refOf(key, body.external_id))
-        if (Option.isSome(found)) return yield* existing(found.value)
-        const money = yield* amounts(body)
-        return yield* Effect.gen(function*() {
-          yield* claim(key, body.external_id)
-          const raced = yield* repo.findByExternalId(refOf(key, body.external_id), { lock: false })
-          if (Option.isSome(raced)) return yield* existing(raced.value)
-          return yield* create(money)
-        }).pipe(sql.withTransaction)
-      }).pipe(
-        Effect.catchIf(
-          (error): error is SqlError.SqlError => error instanceof SqlError.SqlError,
-          (error) => isUniqueViolation(error) ? Effect.fail(creationInProgress(body.external_id)) : Effect.die(error)
-        )
-      )
-
-    // ------------------------------------------------------------------------------------------- endpoints
-
-    /** Endpoint 3. Identical retries replay (200); a concurrent creation loses at once (design §6.7). */
-    const create = (key: AuthenticatedKey, body: CreateReservation) =>
-      Effect.gen(function*() {
-        yield* testKeyOnly(key, body)
-        const fp = fingerprint(body)
-        const replay = (row: ReservationRow) => views.reservationResponse(row, true)
-        return yield* creating(key, body, (row) => replayOrConflict(row, fp, replay), (money) =>
-          Effect.gen(function*() {
-            const property = yield* resolveProperty(key, body)
-            const draft = linkDraft({
-              key,
-              body,
-              propertyId: property.id,
-              contractRequired: property.contractRequired,
-              money,
-              fingerprint: fp,
-              at: yield* nowDate
-            })
-            const { row } = yield* insert(draft, [])
-            return { created: true, response: views.reservationResponse(row, false) }
-          }))
-      }).pipe(Effect.withSpan("Reservations.create"))
-
-    /** Endpoints 6 and 8. Without include=guests the answer carries no personal data. */
-    const get = (key: AuthenticatedKey, externalId: string, includeGuests: boolean) =>
-      Effect.flatMap(repo.findCommitted(refOf(key, externalId)), (found) => {
-        if (Option.isNone(found)) return Effect.fail(notFound(externalId))
-        const row = found.value
-        const detail: RegistrationDetail = {
-          ...views.reservationResponse(row, false),
-          property_id: row.property_id,
-          check_in: row.check_in,
-          check_out: row.check_out,
-          guests_count: row.guests_count,
-          completed_at: row.completed_at?.toISOString() ?? null
-        }
-        return includeGuests
-          ? Effect.map(guestsOf(row), (guests): RegistrationDetail => ({ ...detail, guests }))
-          : Effect.succeed(detail)
-      })
-
-    /** The reservation of a partner's external_id, or 404 registration_not_found. */
-    const idOf = (key: AuthenticatedKey, externalId: string) =>
-      Effect.flatMap(
-        repo.findByExternalId(refOf(key, externalId), { lock: false }),
-        Option.match({ onNone: () => Effect.fail(notFound(externalId)), onSome: (row) => Effect.succeed(row.id) })
-      )
-
-    /** Endpoint 5: idempotent; reports already out are not undone (spec rule 7). */
-    const cancel = (key: AuthenticatedKey, externalId: string, reason: string | undefined) =>
-      Effect.gen(function*() {
-        const { row, result } = yield* apply(yield* idOf(key, externalId), Machine.Command.Cancel({ reason }))
-        const { already_reported } = result
-        // design §6.8: once in a generated or posted SIRE file a movement is sent; the warning names the file(s).
-        const files = already_reported.sire ? yield* sireFiles.fileNames(row.id) : []
-        const reported = [
-          ...(already_reported.tra ? ["the TRA"] : []),
-          ...(already_reported.sire ? [`SIRE${files.length > 0 ? ` (in ${files.join(", ")})` : ""}`] : [])
-        ]
-        const response: CancelResponse = {
-          ...views.registrationStatus(row),
-          already_cancelled: result.already_cancelled,
-          already_reported,
-          ...(reported.length === 0
-            ? {}
-            : { warning: `already reported to ${reported.join(" and ")}; the report is not undone automatically` })
-        }
-        return response
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.cancel"))
-
-    /**
-     * The departure (design §6.8) of the reservation `id`: the rules are the machine's `Depart`; an exit movement
-     * already in a SIRE file counts as sent. Answers the reservation as stored.
-     */
-    const departById = (id: string, departedOn: string) =>
-      Effect.gen(function*() {
-        const today = yield* todayInBogota
-        const exitInFile = yield* sireFiles.exitInFile(id)
-        const { row } = yield* apply(id, Machine.Command.Depart({ departedOn, today, exitInFile }))
-        return row
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.depart"))
-
-    /** `POST /api/partners/reservations/departure`: answers RegistrationStatus. */
-    const depart = (key: AuthenticatedKey, externalId: string, departedOn: string) =>
-      Effect.flatMap(idOf(key, externalId), (id) => Effect.map(departById(id, departedOn), views.registrationStatus))
-
-    return {
-      apply,
-      applyAll,
-      insert,
-      create,
-      get,
-      cancel,
-      depart,
-      departById,
-      idOf,
-      creating,
-      resolveProperty,
-      guestsOf,
-      views
-    } as const
+    return { apply, applyAll, insert, guestsOf, views } as const
   })
 }) {}

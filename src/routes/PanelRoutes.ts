@@ -9,6 +9,7 @@ import { CsrfRejected, RateLimited, Unauthorized } from "../shared/errors.ts"
 import { PanelApi, PanelOrigin, PanelSession } from "../panel/Api.ts"
 import { PanelAccount } from "../panel/PanelAccount.ts"
 import { PanelAuth } from "../panel/PanelAuth.ts"
+import { PanelKeys } from "../panel/PanelKeys.ts"
 import { CSRF_HEADER, CurrentPanelUser, SESSION_COOKIE, SESSION_HOURS } from "../panel/Panel.ts"
 import { sameText } from "../panel/Secrets.ts"
 
@@ -122,6 +123,7 @@ export const PanelAccountLive = HttpApiBuilder.group(PartnerApi, "panelAccount",
   Effect.gen(function*() {
     const auth = yield* PanelAuth
     const panel = yield* PanelAccount
+    const keys = yield* PanelKeys
     const config = yield* AppConfig
     const as = <A, E, R>(use: (user: typeof CurrentPanelUser.Service) => Effect.Effect<A, E, R>) =>
       Effect.flatMap(CurrentPanelUser, use)
@@ -135,20 +137,20 @@ export const PanelAccountLive = HttpApiBuilder.group(PartnerApi, "panelAccount",
       .handle("account", () =>
         as((user) =>
           Effect.map(panel.account(user), (view) => HttpServerResponse.unsafeJson(view, { headers: { [CSRF_HEADER]: user.csrf } }))))
-      .handle("keys", () => as(panel.listKeys))
+      .handle("keys", () => as(keys.listKeys))
       .handle("createKey", ({ payload }) =>
         as((user) =>
-          Effect.map(panel.requestKey(user, payload.environment), (outcome) =>
+          Effect.map(keys.requestKey(user, payload.environment), (outcome) =>
             outcome._tag === "Created"
               ? HttpServerResponse.unsafeJson(outcome.key, { status: 201 })
               : HttpServerResponse.unsafeJson({ confirmation_id: outcome.confirmation_id }, { status: 202 }))))
       .handle("confirmKey", ({ payload }) =>
         as((user) =>
           Effect.map(
-            panel.confirmLiveKey(user, payload.confirmation_id, payload.code),
+            keys.confirmLiveKey(user, payload.confirmation_id, payload.code),
             (key) => HttpServerResponse.unsafeJson(key, { status: 201 })
           )))
-      .handle("revokeKey", ({ path }) => as((user) => panel.revokeKey(user, path.key_id)))
+      .handle("revokeKey", ({ path }) => as((user) => keys.revokeKey(user, path.key_id)))
       .handle("sandbox", () =>
         as((user) => Effect.map(panel.createSandbox(user), (created) => HttpServerResponse.unsafeJson(created, { status: 201 }))))
       .handle("properties", () => as(panel.listProperties))
