@@ -68,9 +68,6 @@ export const query = <A extends object>(
     )
   })
 
-/** The name the transaction's statements were written with; the same function (kept while call sites move). */
-export const inTransaction = query
-
 /** The failure that stops start-up when the database cannot be reached, with a message for the operator. */
 export class DatabaseUnavailable extends Error {
   readonly _tag = "DatabaseUnavailable"

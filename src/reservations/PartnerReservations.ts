@@ -1,7 +1,7 @@
 import { SqlClient, SqlError } from "@effect/sql"
 import { DateTime, Effect, Option } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
-import { inTransaction } from "../db/Database.ts"
+import { query } from "../db/Database.ts"
 import { isUniqueViolation } from "../db/SqlErrors.ts"
 import { checkUsable, type PropertyScope } from "../properties/Property.ts"
 import { RegistrationNotFound } from "../shared/errors.ts"
@@ -55,15 +55,15 @@ export class PartnerReservations extends Effect.Service<PartnerReservations>()("
       Effect.gen(function*() {
         type Found = PropertyScope & { id: string; requires_contract_signature: boolean }
         const [reference, rows] = body.property_id !== undefined
-          ? [body.property_id, yield* inTransaction(sql<Found>`
+          ? [body.property_id, yield* query(sql<Found>`
               SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
               WHERE id = ${body.property_id}`)]
           : body.property_external_id !== undefined
-          ? [body.property_external_id, yield* inTransaction(sql<Found>`
+          ? [body.property_external_id, yield* query(sql<Found>`
               SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
               WHERE account_id = ${key.accountId} AND environment = ${key.environment}
                 AND external_id = ${body.property_external_id}`)]
-          : [body.rnt_id ?? "", yield* inTransaction(sql<Found>`
+          : [body.rnt_id ?? "", yield* query(sql<Found>`
               SELECT id, account_id, environment, checkin_enabled, requires_contract_signature FROM properties
               WHERE account_id = ${key.accountId} AND rnt_id = ${body.rnt_id ?? ""}
               ORDER BY (environment = ${key.environment}) DESC, created_at LIMIT 1`)]
@@ -80,7 +80,7 @@ export class PartnerReservations extends Effect.Service<PartnerReservations>()("
      */
     const claim = (key: AuthenticatedKey, externalId: string) =>
       Effect.flatMap(
-        inTransaction(sql<{ locked: boolean }>`
+        query(sql<{ locked: boolean }>`
           SELECT pg_try_advisory_xact_lock(${lockKey(key.accountId, key.environment, externalId)}::bigint) AS locked`),
         (rows) => rows[0]?.locked === true ? Effect.void : Effect.fail(creationInProgress(externalId))
       )

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option, Schema } from "effect"
-import { inTransaction, query } from "../db/Database.ts"
+import { query } from "../db/Database.ts"
 import type { Lease } from "../jobs/JobQueue.ts"
 import type { Environment } from "../shared/Environment.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
@@ -89,7 +89,7 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
       findByExternalId: (ref: ExternalRef, options: { readonly lock: boolean }) => byExternalId(ref, options.lock),
       /** The reservation, locked until the end of the caller's transaction. */
       lock: (id: string) =>
-        inTransaction(sql`SELECT * FROM reservations WHERE id = ${id} FOR UPDATE`).pipe(
+        query(sql`SELECT * FROM reservations WHERE id = ${id} FOR UPDATE`).pipe(
           Effect.orDie,
           Effect.flatMap(reservations),
           Effect.map(first)
@@ -104,7 +104,7 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
         ),
       /** Every guest of a reservation, in registration order (the primary first). */
       guests: (reservationId: string) =>
-        inTransaction(sql`SELECT * FROM guests WHERE reservation_id = ${reservationId} ORDER BY position`).pipe(
+        query(sql`SELECT * FROM guests WHERE reservation_id = ${reservationId} ORDER BY position`).pipe(
           Effect.orDie,
           Effect.flatMap(guestRows)
         ),
@@ -115,7 +115,7 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
       insert: (draft: State) =>
         Effect.flatMap(TraceContext.current, (traceParent) => {
           const row = { ...withoutNulls(encodeColumns(draft)), ...TraceContext.column(traceParent) }
-          return inTransaction(sql`INSERT INTO reservations ${sql.insert(row)} RETURNING *`)
+          return query(sql`INSERT INTO reservations ${sql.insert(row)} RETURNING *`)
         }).pipe(
           Effect.orDie,
           Effect.flatMap(reservations),
@@ -123,7 +123,7 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
         ),
       /** Writes the given columns; fails (a defect) if the reservation is gone. */
       update: (id: string, columns: Partial<State>) =>
-        inTransaction(sql`UPDATE reservations SET ${sql.update(encodeColumns(columns))} WHERE id = ${id} RETURNING *`).pipe(
+        query(sql`UPDATE reservations SET ${sql.update(encodeColumns(columns))} WHERE id = ${id} RETURNING *`).pipe(
           Effect.orDie,
           Effect.flatMap(reservations),
           Effect.flatMap(one)
@@ -133,7 +133,7 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
        * several takes this one order (the report leases too, `ReportQueue.ts`), so two never deadlock in a circle.
        */
       lockAll: (ids: ReadonlyArray<string>) =>
-        ids.length === 0 ? Effect.succeed<ReadonlyArray<ReservationRow>>([]) : inTransaction(sql`
+        ids.length === 0 ? Effect.succeed<ReadonlyArray<ReservationRow>>([]) : query(sql`
           SELECT * FROM reservations WHERE id IN ${sql.in(ids)} ORDER BY id FOR UPDATE`).pipe(
           Effect.orDie,
           Effect.flatMap(reservations)
@@ -151,7 +151,7 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
           }
           const written: Array<ReservationRow> = []
           for (const { columns, ids } of groups.values()) {
-            const rows = yield* inTransaction(
+            const rows = yield* query(
               sql`UPDATE reservations SET ${sql.update(columns)} WHERE id IN ${sql.in(ids)} RETURNING *`
             ).pipe(Effect.orDie, Effect.flatMap(reservations))
             written.push(...rows)
@@ -162,10 +162,10 @@ export class ReservationRepo extends Effect.Service<ReservationRepo>()("reservat
       addGuests: (reservationId: string, guests: ReadonlyArray<NewGuest>) =>
         guests.length === 0
           ? Effect.succeed<ReadonlyArray<GuestRow>>([])
-          : inTransaction(sql`INSERT INTO guests ${sql.insert(guests.map((guest) => ({ ...guest, reservation_id: reservationId })))}
+          : query(sql`INSERT INTO guests ${sql.insert(guests.map((guest) => ({ ...guest, reservation_id: reservationId })))}
               RETURNING *`).pipe(Effect.flatMap(guestRows)),
       updateGuest: (id: string, columns: { readonly registered_at?: Date; readonly document_uploaded?: boolean }) =>
-        inTransaction(sql`UPDATE guests SET ${sql.update(columns)} WHERE id = ${id}`).pipe(Effect.asVoid, Effect.orDie),
+        query(sql`UPDATE guests SET ${sql.update(columns)} WHERE id = ${id}`).pipe(Effect.asVoid, Effect.orDie),
       /**
        * A page of an account's reservations, most recently changed first (the panel, design §8); `after` is the
        * last row of the previous page. Answers up to `limit + 1` rows: the extra one says there is a next page.

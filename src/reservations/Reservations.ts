@@ -3,7 +3,7 @@ import { DateTime, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { AppConfig } from "../config/AppConfig.ts"
-import { inTransaction } from "../db/Database.ts"
+import { query } from "../db/Database.ts"
 import { CreationInProgress, InvalidRequest, ReservationConflict } from "../shared/errors.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { todayInBogota } from "../shared/Calendar.ts"
@@ -148,7 +148,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
 
     /** What a property's settings say about reporting (design §6.9). */
     const reportingSettings = (propertyId: string) =>
-      Effect.map(inTransaction(reportingSettingsOf(sql, propertyId)), (rows) => rows[0]).pipe(
+      Effect.map(query(reportingSettingsOf(sql, propertyId)), (rows) => rows[0]).pipe(
         Effect.orDie,
         Effect.flatMap((settings) =>
           settings === undefined ? Effect.dieMessage(`property ${propertyId} is gone`) : Effect.succeed(settings)

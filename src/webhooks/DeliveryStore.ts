@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
-import { inTransaction } from "../db/Database.ts"
+import { query } from "../db/Database.ts"
 import type { Lease } from "../jobs/JobQueue.ts"
 import type { Environment } from "../shared/Environment.ts"
 import type { AttemptLogEntry, DeliveriesQuery, Delivery, DeliveryStatus } from "./Webhook.ts"
@@ -103,7 +103,7 @@ const outboxStatements = (sql: SqlClient.SqlClient) => {
   /** The `created_at` of a reservation's latest event, in the caller's transaction. */
   const latestEventAt = (reservationId: string) =>
     Effect.map(
-      inTransaction(sql<{ created_at: Date }>`
+      query(sql<{ created_at: Date }>`
         SELECT created_at FROM events WHERE reservation_id = ${reservationId} ORDER BY seq DESC LIMIT 1`),
       (rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.created_at)
     )
@@ -117,7 +117,7 @@ const outboxStatements = (sql: SqlClient.SqlClient) => {
     rows: ReadonlyArray<EventRow>,
     to: Owner & { readonly dueAt: Date; readonly maxAttempts: number }
   ) =>
-    inTransaction(sql`
+    query(sql`
       WITH ev AS (INSERT INTO events ${sql.insert(rows)} RETURNING seq, id, type, reservation_id, created_at)
       INSERT INTO webhook_deliveries
         (endpoint_id, event_seq, event_id, event_type, reservation_id, account_id, environment, status,
