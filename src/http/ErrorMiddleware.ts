@@ -240,7 +240,9 @@ export const layer = (routes: ReadonlyArray<Route>) => {
     // with the input they quote clipped.
     if (Option.isSome(failure)) {
       const clipped = clipError(failure.value)
-      return clipped === failure.value ? Effect.failCause(cause) : Effect.fail(clipped)
+      // Cast: `HttpApiBuilder.middleware` types the app it wraps as failing with `never`, yet at run time its
+      // failures are the contract's errors, and the clipped copy goes on as one of them.
+      return clipped === failure.value ? Effect.failCause(cause) : Effect.fail(clipped as never)
     }
     return internalError(request, cause, requestId)
   }
