@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import { Data, Struct } from "effect"
 import type {
   AlreadyReported,
   InvalidRequest,
@@ -191,9 +191,10 @@ export const changesReservation = (columns: Partial<State>): boolean =>
 export const changedColumns = (before: ReservationRow, after: State): Partial<State> => {
   const same = (a: unknown, b: unknown) =>
     a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : JSON.stringify(a) === JSON.stringify(b)
-  const changed: Record<string, unknown> = {}
-  for (const key of Object.keys(after) as Array<keyof State>) {
+  const changed: Partial<State> = {}
+  const compare = <K extends keyof State>(key: K) => {
     if (!same(before[key], after[key])) changed[key] = after[key]
   }
-  return changed as Partial<State>
+  for (const key of Struct.keys(after)) compare(key)
+  return changed
 }
