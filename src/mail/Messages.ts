@@ -279,12 +279,12 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
   alert: alertRenderer
 }
 
-/** Renders a template in a language (Spanish unless told otherwise). */
-export const render = (template: MailTemplate, language: MailLanguage = "es"): RenderedMail =>
-  renderWith(template, language)
-
 /** The table's row for the template's own tag: indexed through `TemplateOf`, TypeScript pairs row and template. */
 const renderWith = <Tag extends MailTemplate["_tag"]>(template: TemplateOf[Tag], language: MailLanguage) => {
   const renderer: Renderer<Tag> = renderers[template._tag]
   return renderer(template, language)
 }
+
+/** Renders a template in a language (Spanish unless told otherwise). */
+export const render = (template: MailTemplate, language: MailLanguage = "es"): RenderedMail =>
+  renderWith(template, language)
