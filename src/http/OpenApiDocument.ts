@@ -22,7 +22,7 @@ export type JsonObject = { [key: string]: unknown }
 const isObject = (value: unknown): value is JsonObject => Predicate.isRecord(value)
 
 /** The value at `path` inside `value`, through objects; undefined where the path ends early. */
-export const at = (value: unknown, ...path: ReadonlyArray<string>): unknown =>
+const at = (value: unknown, ...path: ReadonlyArray<string>): unknown =>
   path.reduce<unknown>((current, key) => Predicate.isRecord(current) ? current[key] : undefined, value)
 
 /** The object at `path` inside `value`, if it is one. */
