@@ -14,6 +14,7 @@ import {
   Layer,
   Option,
   ParseResult,
+  Predicate,
   Redacted,
   Schema,
   SchemaAST
@@ -257,7 +258,7 @@ const unreachableReason = (error: RpcClientError): string => {
     if (cause._tag === "ResponseError") {
       return `it answered HTTP ${cause.response.status}, not as the admin RPC (is this the service's address?)`
     }
-    const code = (cause.cause as { code?: unknown } | undefined)?.code
+    const code = Predicate.hasProperty(cause.cause, "code") ? cause.cause.code : undefined
     if (code === "ECONNREFUSED") return "connection refused (nothing listens there)"
     if (code === "ENOTFOUND") return "host not found"
     if (code !== undefined) return String(code)
@@ -960,7 +961,8 @@ const secretsRotate = Command.make("rotate", {}, () => withAdmin((client) => cli
 // ---------------------------------------------------------------------------------------------------------------
 // The command tree
 
-type AnyCommand = Command.Command<any, any, any, any>
+/** Any command, as `Command.withSubcommands` bounds the subcommands it takes (its last signature's). */
+type AnyCommand = Parameters<typeof Command.withSubcommands>[1][number]
 
 const nameOf = (command: AnyCommand) => Array.from(Command.getNames(command))[0] ?? ""
 

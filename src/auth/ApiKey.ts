@@ -1,6 +1,6 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { createHash, getRandomValues } from "node:crypto"
-import type { Environment } from "../shared/Environment.ts"
+import { Environment } from "../shared/Environment.ts"
 
 /** Keys carry their environment in the prefix (spec Authentication rule 2). */
 export const keyPrefix = (environment: Environment) => `svc_${environment}_`
@@ -27,5 +27,5 @@ export const displayPrefix = (key: string) => key.slice(0, keyPrefix("test").len
 /** The environment a well-formed key claims; malformed keys are rejected before any database work. */
 export const parse = (key: string): Option.Option<Environment> => {
   const match = SECRET_PATTERN.exec(key)
-  return match ? Option.some(match[1] as Environment) : Option.none()
+  return Option.liftPredicate(match?.[1], Schema.is(Environment))
 }

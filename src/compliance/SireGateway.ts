@@ -125,7 +125,7 @@ export const make = (
         const status = response.status
         if (status >= 200 && status < 300) {
           const answer = Either.flatMap(
-            Either.try(() => JSON.parse(body) as unknown),
+            Either.try((): unknown => JSON.parse(body)),
             (json) => Schema.decodeUnknownEither(Answer)(json)
           )
           if (Either.isLeft(answer)) {

@@ -152,7 +152,8 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
               byReservation.set(row.reservation_id, list)
             }
           }
-          return byReservation as ReadonlyMap<string, ReadonlyArray<MovementRow>>
+          const recorded: ReadonlyMap<string, ReadonlyArray<MovementRow>> = byReservation
+          return recorded
         }).pipe(Effect.orDie),
       /**
        * A pending exit follows its date (design §6.8: moved by shortening, extending or cancelling) until it is
@@ -245,7 +246,7 @@ export class SireRecords extends Effect.Service<SireRecords>()("compliance/SireR
               SELECT 1 FROM sire_movements m JOIN reservations r ON r.id = m.reservation_id
               WHERE m.file_id = f.id AND r.report_lease_until > ${at})
             RETURNING id`
-          if (lost.length === 0) return [] as ReadonlyArray<string>
+          if (lost.length === 0) return []
           const moved = yield* sql<{ reservation_id: string }>`
             UPDATE sire_movements SET state = 'pending', possible_duplicate = true, updated_at = ${at},
               last_error = 'the upload of its file stopped before the answer was recorded; sent again'

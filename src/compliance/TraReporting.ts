@@ -149,7 +149,7 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
           }).pipe(sql.withTransaction, Effect.orDie)
 
         // What this run's posts came to (companions are posted in parallel).
-        const tally = { sent: 0, misconfigured: null as string | null }
+        const tally: { sent: number; misconfigured: string | null } = { sent: 0, misconfigured: null }
         const sendable = (submission: SubmissionRow) =>
           submission.state === "pending" && inputs.right.guests.has(submission.guest_id)
         /** Posts one guest whose request was marked in flight (`markSending`) and records the answer. */

@@ -1,4 +1,4 @@
-import { Config, ConfigError, Context, Duration, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
+import { Array as Arr, Config, ConfigError, Context, Duration, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
 import addressparser from "nodemailer/lib/addressparser/index.js"
 
 /** Design §4: `TRM_URL`'s default. */
@@ -108,8 +108,9 @@ const optionalChoice = <const A extends string>(name: string, values: ReadonlyAr
     Config.mapOrFail((value) => {
       const set = Option.filter(value, (v) => v.trim() !== "")
       if (Option.isNone(set)) return Either.right(Option.none<A>())
-      return (values as ReadonlyArray<string>).includes(set.value)
-        ? Either.right(Option.some(set.value as A))
+      const choice = Arr.findFirst(values, (choice) => choice === set.value)
+      return Option.isSome(choice)
+        ? Either.right(choice)
         : Either.left(
           ConfigError.InvalidData([name], `expected one of ${values.join(", ")}, got ${JSON.stringify(set.value)}`)
         )

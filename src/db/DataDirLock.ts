@@ -1,4 +1,4 @@
-import { Context, DateTime, Effect, Option, Schema } from "effect"
+import { Context, DateTime, Effect, Option, Predicate, Schema } from "effect"
 import * as NodeFsSync from "node:fs"
 import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
@@ -59,6 +59,9 @@ export class DataDirLockUnreadable extends Schema.TaggedError<DataDirLockUnreada
   }
 }
 
+/** A Node.js system error's `code` (`EPERM`, `EEXIST`…); undefined for anything else. */
+const codeOf = (error: unknown): unknown => Predicate.hasProperty(error, "code") ? error.code : undefined
+
 /**
  * Whether `holder` still runs. Our own pid cannot be the holder (we do not hold it yet): in a container the
  * restarted process often gets the pid of the one that was killed. A pid on another host cannot be checked, so
@@ -72,7 +75,7 @@ const isRunning = (holder: LockHolder) =>
       process.kill(holder.pid, 0)
     } catch (error) {
       // EPERM: the pid exists under another user.
-      return (error as NodeJS.ErrnoException).code === "EPERM"
+      return codeOf(error) === "EPERM"
     }
     const stat = procStat(holder.pid)
     if (stat === undefined) return true
@@ -130,7 +133,7 @@ export const acquire = (dataDir: string, port: number) =>
     }
     const create = Effect.tryPromise({
       try: () => NodeFs.writeFile(file, JSON.stringify(mine) + "\n", { flag: "wx", mode: 0o644 }),
-      catch: (error) => error as NodeJS.ErrnoException
+      catch: (error) => error
     })
 
     let held = false
@@ -140,7 +143,7 @@ export const acquire = (dataDir: string, port: number) =>
         held = true
         continue
       }
-      if (created.left.code !== "EEXIST") return yield* Effect.die(created.left)
+      if (codeOf(created.left) !== "EEXIST") return yield* Effect.die(created.left)
       const holder = yield* readHolder(file)
       if (holder === undefined) continue // removed meanwhile: try again
       if (holder === null) return yield* new DataDirLockUnreadable({ lockFile: file })

@@ -1,3 +1,4 @@
+import { Schema } from "effect"
 import { createHash } from "node:crypto"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
@@ -19,12 +20,14 @@ import { projectFile } from "../shared/ProjectRoot.ts"
  * scripts/embedded-template.ts), otherwise the first start that needs it does.
  */
 
+const PackageManifest = Schema.parseJson(Schema.Struct({ version: Schema.String }))
+
 /** PGlite's version: a tarball from another version is never loaded. */
 const pgliteVersion = async (): Promise<string> => {
   // The package exports no package.json: read it beside its entry point (dist/index.js).
   const entry = fileURLToPath(import.meta.resolve("@electric-sql/pglite"))
-  const manifest = JSON.parse(await NodeFs.readFile(NodePath.resolve(entry, "../../package.json"), "utf8"))
-  return (manifest as { version: string }).version
+  const manifest = await NodeFs.readFile(NodePath.resolve(entry, "../../package.json"), "utf8")
+  return Schema.decodeSync(PackageManifest)(manifest).version
 }
 
 /**
@@ -52,8 +55,7 @@ export const EMBEDDED_SHARED_BUFFERS = "16MB"
 /** PGlite's own start parameters plus ours (passing any replaces its defaults, so they are repeated). */
 export const startParams = async (): Promise<Array<string>> => {
   const { PGlite } = await import("@electric-sql/pglite")
-  const defaults = (PGlite as unknown as { defaultStartParams: ReadonlyArray<string> }).defaultStartParams
-  return [...defaults, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`]
+  return [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`]
 }
 
 /**

@@ -42,12 +42,13 @@ const PG_MESSAGES = [
  */
 export const isUnavailable = (error: unknown): boolean => {
   for (let current: unknown = error, depth = 0; typeof current === "object" && current !== null && depth < 5; depth++) {
-    const { code, message } = current as { code?: unknown; message?: unknown }
+    const code = "code" in current ? current.code : undefined
+    const message = "message" in current ? current.message : undefined
     if (typeof code === "string") {
       if (NETWORK_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && isUnavailableState(code))) return true
     }
     if (typeof message === "string" && PG_MESSAGES.some((text) => message.includes(text))) return true
-    current = (current as { cause?: unknown }).cause
+    current = "cause" in current ? current.cause : undefined
   }
   return false
 }

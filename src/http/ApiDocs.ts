@@ -1,5 +1,5 @@
 import { HttpApi, HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { createRequire } from "node:module"
 import { toBody } from "../shared/errors.ts"
 import * as CompressedAsset from "./CompressedAsset.ts"
@@ -45,7 +45,9 @@ const loadScalarBundle = Effect.promise(async () => {
  * @effect/platform, so its version names it (an upgrade changes the name, as a new body must).
  */
 const scalarFile = (() => {
-  const platformPackage = createRequire(import.meta.url)("@effect/platform/package.json") as { readonly version: string }
+  const platformPackage = Schema.decodeUnknownSync(Schema.Struct({ version: Schema.String }))(
+    createRequire(import.meta.url)("@effect/platform/package.json")
+  )
   return `scalar-${CompressedAsset.contentHash(`@effect/platform@${platformPackage.version}`).slice(0, 12)}.js`
 })()
 

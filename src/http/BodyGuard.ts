@@ -7,7 +7,7 @@ import {
   Path,
   UrlParams
 } from "@effect/platform"
-import { Effect, Either, Inspectable, type Scope, Stream } from "effect"
+import { Effect, Either, Inspectable, Predicate, type Scope, Stream } from "effect"
 import * as MP from "multipasta"
 
 /**
@@ -88,7 +88,8 @@ export const scanJson = (text: string, maxDepth: number = MAX_JSON_DEPTH): ScanI
           let key = text.slice(i + 1, end)
           if (key.includes("\\")) {
             try {
-              key = JSON.parse(text.slice(i, end + 1)) as string
+              // A quoted JSON string parses to a string.
+              key = String(JSON.parse(text.slice(i, end + 1)))
             } catch {
               return undefined // a bad escape: JSON.parse says so
             }
@@ -158,7 +159,7 @@ const readBytes = (
   if (request.headers["content-length"] !== undefined && request.headers["transfer-encoding"] === undefined) {
     return Effect.mapBoth(request.arrayBuffer, { onFailure: unreadable, onSuccess: (buffer) => new Uint8Array(buffer) })
   }
-  const state = { size: 0, chunks: [] as Array<Uint8Array> }
+  const state: { size: number; chunks: Array<Uint8Array> } = { size: 0, chunks: [] }
   return Stream.runFoldWhile(request.stream, state, (read) => read.size <= limit, (read, chunk) => {
     read.chunks.push(chunk)
     read.size += chunk.length
@@ -226,7 +227,7 @@ export const multipartError = (cause: MP.MultipartError): Multipart.MultipartErr
  * The platform's own multipart parser (a route the guard does not know, e.g. a path whose parameter holds a `/`)
  * wraps multipasta's failure as `InternalError`: the reason it stands for, so that it is a 400/413, not a 500.
  */
-const MULTIPASTA_ERRORS = new Set<unknown>([
+const MULTIPASTA_TAGS = new Set<unknown>([
   "InvalidBoundary",
   "BadHeaders",
   "InvalidDisposition",
@@ -234,13 +235,12 @@ const MULTIPASTA_ERRORS = new Set<unknown>([
   "EndNotReached"
 ] satisfies ReadonlyArray<MP.MultipartError["_tag"]>)
 
-export const unwrapPlatformMultipart = (error: Multipart.MultipartError): Multipart.MultipartError => {
-  const cause = error.cause as { readonly _tag?: unknown } | null | undefined
-  return error.reason === "InternalError" && typeof cause === "object" && cause !== null &&
-      MULTIPASTA_ERRORS.has(cause._tag)
-    ? multipartError(cause as MP.MultipartError)
-    : error
-}
+/** multipasta's failure, known by its tag (each tag comes with its own fields). */
+const isMultipastaError = (cause: unknown): cause is MP.MultipartError =>
+  Predicate.hasProperty(cause, "_tag") && MULTIPASTA_TAGS.has(cause._tag)
+
+export const unwrapPlatformMultipart = (error: Multipart.MultipartError): Multipart.MultipartError =>
+  error.reason === "InternalError" && isMultipastaError(error.cause) ? multipartError(error.cause) : error
 
 /** Every part of a multipart body held in memory, or the first error (the parse is synchronous). */
 const parseMultipart = (
@@ -346,7 +346,7 @@ const persist = (
         ;(files[part.key] ??= []).push(file)
       }
     }
-    return { ...fields, ...files } as Multipart.Persisted
+    return { ...fields, ...files }
   }).pipe(
     // A file that cannot be written is the server's failure: a 500, as with the platform's reader.
     Effect.catchTags({
@@ -425,7 +425,8 @@ class GuardedRequest extends Inspectable.Class implements HttpServerRequest.Http
   }
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpServerError.RequestError> {
     const bytes = this.body.bytes
-    return Effect.sync(() => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer)
+    // A copy of exactly the body's bytes, in an `ArrayBuffer` of their own.
+    return Effect.sync(() => bytes.slice().buffer)
   }
   get stream(): Stream.Stream<Uint8Array, HttpServerError.RequestError> {
     return Stream.succeed(this.body.bytes)

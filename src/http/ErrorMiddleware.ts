@@ -2,6 +2,7 @@ import {
   HttpApi,
   HttpApiBuilder,
   HttpApiError,
+  HttpApiGroup,
   HttpMethod,
   HttpServerError,
   HttpServerRequest,
@@ -31,8 +32,8 @@ export const MAX_DOCUMENT_BODY_BYTES = 21 * 1024 * 1024
 export type { Route } from "./Routes.ts"
 
 /** The body an endpoint reads, from the content types of its payload (none for a GET's query "payload"). */
-const bodyOf = (method: string, contentTypes: Iterable<string>): BodyKind | undefined => {
-  if (!HttpMethod.hasBody(method as HttpMethod.HttpMethod)) return undefined
+const bodyOf = (method: HttpMethod.HttpMethod, contentTypes: Iterable<string>): BodyKind | undefined => {
+  if (!HttpMethod.hasBody(method)) return undefined
   const types = [...contentTypes]
   return types.includes("multipart/form-data") ? "multipart" : types.includes("application/json") ? "json" : undefined
 }
@@ -41,9 +42,12 @@ const bodyOf = (method: string, contentTypes: Iterable<string>): BodyKind | unde
  * Routes of an `HttpApi` plus the non-API ones, with the body each reads: to tell 404 `not_found` from 405
  * `method_not_allowed`, and to guard bodies before the route runs.
  */
-export const routesOf = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<Route>): ReadonlyArray<Route> => {
+export const routesOf = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  api: HttpApi.HttpApi<Id, Groups, E, R>,
+  extra: ReadonlyArray<Route>
+): ReadonlyArray<Route> => {
   const routes: Array<Route> = [...extra]
-  HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
+  HttpApi.reflect(api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, payloads }) => {
       const body = bodyOf(endpoint.method, payloads.keys())
@@ -240,7 +244,9 @@ export const layer = (routes: ReadonlyArray<Route>) => {
     // with the input they quote clipped.
     if (Option.isSome(failure)) {
       const clipped = clipError(failure.value)
-      return clipped === failure.value ? Effect.failCause(cause) : Effect.fail(clipped)
+      // Cast: `HttpApiBuilder.middleware` types the app it wraps as failing with `never`, yet at run time its
+      // failures are the contract's errors, and the clipped copy goes on as one of them.
+      return clipped === failure.value ? Effect.failCause(cause) : Effect.fail(clipped as never)
     }
     return internalError(request, cause, requestId)
   }

@@ -1,4 +1,5 @@
 import { type HttpApi, type HttpApiGroup, OpenApi } from "@effect/platform"
+import { Array as Arr, Predicate } from "effect"
 import type { AppConfigShape } from "../config/AppConfig.ts"
 import { withoutDecodeErrors } from "./OpenApiCleanup.ts"
 
@@ -12,23 +13,47 @@ import { withoutDecodeErrors } from "./OpenApiCleanup.ts"
  * It knows no module: the partner document's `webhooks` section is added on top by `routes/PartnerDocument.ts`.
  */
 
-type Json = Record<string, any>
+/**
+ * A JSON object of a document. `OpenApi.fromApi` makes plain JSON but types it loosely (`Record<string, any>`):
+ * every value is read here as `unknown` and narrowed where it is used.
+ */
+export type JsonObject = { [key: string]: unknown }
+
+const isObject = (value: unknown): value is JsonObject => Predicate.isRecord(value)
+
+/** The value at `path` inside `value`, through objects; undefined where the path ends early. */
+const at = (value: unknown, ...path: ReadonlyArray<string>): unknown =>
+  path.reduce<unknown>((current, key) => Predicate.isRecord(current) ? current[key] : undefined, value)
+
+/** The object at `path` inside `value`, if it is one. */
+export const objectAt = (value: unknown, ...path: ReadonlyArray<string>): JsonObject | undefined => {
+  const found = at(value, ...path)
+  return Predicate.isRecord(found) ? found : undefined
+}
+
+/** The list at `path` inside `value`; none where there is no list. */
+export const listAt = (value: unknown, ...path: ReadonlyArray<string>): ReadonlyArray<unknown> => {
+  const found = at(value, ...path)
+  return Arr.isArray(found) ? found : []
+}
+
+/** The values of the object at `path` inside `value`, each that is an object. */
+const objectsAt = (value: unknown, ...path: ReadonlyArray<string>): Array<JsonObject> =>
+  Object.values(objectAt(value, ...path) ?? {}).filter(isObject)
 
 const SCHEMA_REF = "#/components/schemas/"
 
-const resolve = (doc: Json, schema: Json | undefined): Json | undefined => {
-  const ref: unknown = schema?.["$ref"]
+const resolve = (doc: JsonObject, schema: unknown): unknown => {
+  const ref = at(schema, "$ref")
   return typeof ref === "string" && ref.startsWith(SCHEMA_REF)
-    ? doc.components?.schemas?.[ref.slice(SCHEMA_REF.length)]
+    ? at(doc, "components", "schemas", ref.slice(SCHEMA_REF.length))
     : schema
 }
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 
-const operationsOf = (doc: Json): Array<Json> =>
-  Object.values<Json>(doc.paths ?? {}).flatMap((item) =>
-    HTTP_METHODS.flatMap((method) => item[method] === undefined ? [] : [item[method] as Json])
-  )
+const operationsOf = (doc: JsonObject): Array<JsonObject> =>
+  objectsAt(doc, "paths").flatMap((item) => HTTP_METHODS.map((method) => item[method]).filter(isObject))
 
 // ---------------------------------------------------------------------------------------------------------------
 // Servers
@@ -55,13 +80,15 @@ interface ErrorCode {
 }
 
 /** The codes an error response's schema can carry: each member's `code` literal. */
-const codesOf = (doc: Json, schema: Json | undefined): Array<ErrorCode> => {
-  const members: Array<Json> = schema?.["anyOf"] ?? schema?.["oneOf"] ?? (schema === undefined ? [] : [schema])
+const codesOf = (doc: JsonObject, schema: unknown): Array<ErrorCode> => {
+  const union = at(schema, "anyOf") ?? at(schema, "oneOf")
+  const members = Arr.isArray(union) ? union : schema === undefined ? [] : [schema]
   return members.flatMap((member) => {
     const resolved = resolve(doc, member)
-    const code: unknown = resolved?.["properties"]?.["code"]?.["enum"]?.[0]
+    const code = listAt(resolved, "properties", "code", "enum")[0]
     if (typeof code !== "string") return []
-    return [{ code, description: typeof resolved?.["description"] === "string" ? resolved["description"] : code }]
+    const description = at(resolved, "description")
+    return [{ code, description: typeof description === "string" ? description : code }]
   })
 }
 
@@ -69,19 +96,20 @@ const codesOf = (doc: Json, schema: Json | undefined): Array<ErrorCode> => {
  * Each error response describes its codes, and the operation's description ends with the list of every code it
  * can answer, by status: derived from the declared errors, so the list cannot drift from what is served.
  */
-const describeErrors = (doc: Json): void => {
+const describeErrors = (doc: JsonObject): void => {
   for (const operation of operationsOf(doc)) {
     const lines: Array<string> = []
-    for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
-      if (!/^[45]\d\d$/.test(status)) continue
-      const codes = codesOf(doc, response.content?.["application/json"]?.schema)
+    for (const [status, response] of Object.entries(objectAt(operation, "responses") ?? {})) {
+      if (!/^[45]\d\d$/.test(status) || !Predicate.isRecord(response)) continue
+      const codes = codesOf(doc, at(response, "content", "application/json", "schema"))
       if (codes.length === 0) continue
-      response.description = codes.map((code) => code.description).join("; or ")
+      response["description"] = codes.map((code) => code.description).join("; or ")
       lines.push(`- ${status}: ${codes.map((code) => `\`${code.code}\``).join(", ")}`)
     }
     if (lines.length === 0) continue
     const errors = `Error codes (the \`code\` of the Error body), by HTTP status:\n${lines.join("\n")}`
-    operation.description = operation.description === undefined ? errors : `${operation.description}\n\n${errors}`
+    const description = operation["description"]
+    operation["description"] = description === undefined ? errors : `${description}\n\n${errors}`
   }
 }
 
@@ -95,26 +123,24 @@ const IGNORED = "Unknown fields are ignored."
  * `onExcessProperty: "ignore"`), so the document must not say `additionalProperties: false` there — a
  * generated validator would refuse what the server accepts. Objects reachable from a request body say so.
  */
-const acceptUnknownFields = (doc: Json): void => {
-  const seen = new Set<Json>()
-  const visit = (schema: Json | undefined): void => {
+const acceptUnknownFields = (doc: JsonObject): void => {
+  const seen = new Set<JsonObject>()
+  const visit = (schema: unknown): void => {
     const resolved = resolve(doc, schema)
-    if (resolved === undefined || typeof resolved !== "object" || seen.has(resolved)) return
+    if (!Predicate.isRecord(resolved) || seen.has(resolved)) return
     seen.add(resolved)
     if (resolved["additionalProperties"] === false) {
       resolved["additionalProperties"] = true
       resolved["description"] = resolved["description"] === undefined ? IGNORED : `${resolved["description"]} ${IGNORED}`
     }
-    for (const child of Object.values<Json>(resolved["properties"] ?? {})) visit(child)
-    for (const key of ["items", "additionalProperties"]) {
-      if (typeof resolved[key] === "object") visit(resolved[key])
-    }
+    for (const child of Object.values(objectAt(resolved, "properties") ?? {})) visit(child)
+    for (const key of ["items", "additionalProperties"]) visit(resolved[key])
     for (const key of ["anyOf", "oneOf", "allOf"]) {
-      for (const child of resolved[key] ?? []) visit(child)
+      for (const child of listAt(resolved, key)) visit(child)
     }
   }
   for (const operation of operationsOf(doc)) {
-    for (const media of Object.values<Json>(operation.requestBody?.content ?? {})) visit(media.schema)
+    for (const media of objectsAt(operation, "requestBody", "content")) visit(media["schema"])
   }
 }
 
@@ -122,17 +148,17 @@ const acceptUnknownFields = (doc: Json): void => {
 // Parameters
 
 /** A parameter shows its schema's first example (set on the path and query structs) as its own `example`. */
-const parameterExamples = (doc: Json): void => {
+const parameterExamples = (doc: JsonObject): void => {
   for (const operation of operationsOf(doc)) {
-    for (const parameter of operation.parameters ?? []) {
-      const example = resolve(doc, parameter.schema)?.["examples"]?.[0]
-      if (parameter.example === undefined && example !== undefined) parameter.example = example
+    for (const parameter of listAt(operation, "parameters").filter(isObject)) {
+      const example = listAt(resolve(doc, parameter["schema"]), "examples")[0]
+      if (parameter["example"] === undefined && example !== undefined) parameter["example"] = example
     }
   }
 }
 
 /** What both documents get. */
-export const documented = (spec: Json): Json => {
+export const documented = (spec: JsonObject): JsonObject => {
   const doc = withoutDecodeErrors(spec)
   describeErrors(doc)
   acceptUnknownFields(doc)

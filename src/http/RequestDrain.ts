@@ -1,5 +1,5 @@
 import { type HttpApp, HttpServerRequest } from "@effect/platform"
-import { Context, Duration, Effect, Schedule } from "effect"
+import { Context, Duration, Effect, Predicate, Schedule } from "effect"
 
 /**
  * Draining on SIGTERM (design §9): the listener closes at once — new connections are refused, so a load
@@ -36,18 +36,22 @@ export class RequestDrain extends Context.Tag("http/RequestDrain")<RequestDrain,
  * first request there is nothing in flight to wait for, and the HTTP layer's own finalizer stops the listener.
  */
 const listenerOf = (request: HttpServerRequest.HttpServerRequest): BunListener | undefined => {
-  const server = (request as unknown as { readonly bunServer?: Partial<BunListener> }).bunServer
-  return typeof server?.stop === "function" ? server as BunListener : undefined
+  const server = Predicate.hasProperty(request, "bunServer") ? request.bunServer : undefined
+  return isBunListener(server) ? server : undefined
 }
 
+/** The request's field is platform-bun's own (its type is not exported): what it holds is checked here. */
+const isBunListener = (server: unknown): server is BunListener =>
+  Predicate.hasProperty(server, "stop") && typeof server.stop === "function"
+
 export const make: Effect.Effect<RequestDrainShape> = Effect.sync(() => {
-  const state = {
-    inFlight: 0,
-    draining: false,
-    finishedWhileDraining: 0,
-    listener: undefined as BunListener | undefined,
-    outcome: { drained: 0, cut: 0 } as DrainOutcome
-  }
+  const state: {
+    inFlight: number
+    draining: boolean
+    finishedWhileDraining: number
+    listener: BunListener | undefined
+    outcome: DrainOutcome
+  } = { inFlight: 0, draining: false, finishedWhileDraining: 0, listener: undefined, outcome: { drained: 0, cut: 0 } }
   const finished = Effect.sync(() => {
     state.inFlight--
     if (state.draining) state.finishedWhileDraining++

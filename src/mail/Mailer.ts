@@ -164,11 +164,14 @@ export const files = (options: { readonly dir: string; readonly from: string }) 
               try: () => composer.sendMail({ from: options.from, ...message }),
               catch: (error) => classifySmtpError(error)
             })
+            // `buffer: true` makes it a Buffer; nodemailer's type also allows the stream of `buffer: false`.
+            const content = composed.message
+            if (!(content instanceof Uint8Array)) return yield* Effect.dieMessage("nodemailer composed a stream")
             const name = `${fileStamp(yield* DateTime.now)}-${randomUUID().slice(0, 8)}.eml`
             const temporary = path.join(dir, `.${name}.tmp`)
             const file = path.join(dir, name)
             yield* Effect.gen(function*() {
-              yield* fs.writeFile(temporary, composed.message as Uint8Array, { mode: 0o600 })
+              yield* fs.writeFile(temporary, content, { mode: 0o600 })
               yield* fs.rename(temporary, file)
             }).pipe(
               Effect.mapError((error) =>

@@ -110,10 +110,10 @@ const bogotaTime = (iso: string): string => {
   return `${parts.year}-${two(parts.month)}-${two(parts.day)} ${two(parts.hours)}:${two(parts.minutes)}`
 }
 
-type Renderer<Tag extends MailTemplate["_tag"]> = (
-  template: Extract<MailTemplate, { readonly _tag: Tag }>,
-  language: MailLanguage
-) => RenderedMail
+/** Each template by its tag. */
+type TemplateOf = { readonly [Tag in MailTemplate["_tag"]]: Extract<MailTemplate, { readonly _tag: Tag }> }
+
+type Renderer<Tag extends MailTemplate["_tag"]> = (template: TemplateOf[Tag], language: MailLanguage) => RenderedMail
 
 /** The authority as a hotel knows it. */
 const authorityName = (authority: "tra" | "sire" | null) =>
@@ -279,6 +279,12 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
   alert: alertRenderer
 }
 
+/** The table's row for the template's own tag: indexed through `TemplateOf`, TypeScript pairs row and template. */
+const renderWith = <Tag extends MailTemplate["_tag"]>(template: TemplateOf[Tag], language: MailLanguage) => {
+  const renderer: Renderer<Tag> = renderers[template._tag]
+  return renderer(template, language)
+}
+
 /** Renders a template in a language (Spanish unless told otherwise). */
 export const render = (template: MailTemplate, language: MailLanguage = "es"): RenderedMail =>
-  (renderers[template._tag] as Renderer<MailTemplate["_tag"]>)(template, language)
+  renderWith(template, language)

@@ -171,10 +171,10 @@ interface Range {
 }
 
 const range = (cidr: string, what: string): Range => {
-  const [address, bits] = cidr.split("/") as [string, string]
-  const ip = parseIp(address)
+  const slash = cidr.indexOf("/")
+  const ip = slash === -1 ? undefined : parseIp(cidr.slice(0, slash))
   if (ip === undefined) throw new Error(`bad CIDR in the URL-safety table: ${cidr}`)
-  return { version: ip.version, base: ip.value, bits: Number(bits), what }
+  return { version: ip.version, base: ip.value, bits: Number(cidr.slice(slash + 1)), what }
 }
 
 /**

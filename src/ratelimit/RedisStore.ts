@@ -72,6 +72,11 @@ redis.call("PEXPIRE", key, math.ceil(refill * (limit - current)) + 1)
 return next
 `
 
+/**
+ * The connection with the two scripts `defineCommand` adds as methods at run time: ioredis types that call as
+ * `void`, so the one cast in `make` says what it added (its README's other way, augmenting `RedisCommander`,
+ * would give every connection these methods).
+ */
 interface RedisWithScripts extends Redis {
   fixedWindow(key: string, tokens: number, windowMillis: string, per: number, limit: string): Promise<[number, number]>
   tokenBucket(key: string, tokens: number, refillMillis: string, limit: number, overflow: "0" | "1"): Promise<number>

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Predicate, Schema } from "effect"
 import { SingleLineString, singleLine, StoredString } from "../shared/StoredString.ts"
 import { isCountryCode } from "./countries.ts"
 
@@ -281,8 +281,8 @@ type Input = Readonly<Record<string, unknown>>
 type Rule = (input: Input) => ReadonlyArray<Schema.FilterIssue>
 
 const crossField = (...rules: ReadonlyArray<Rule>) => (input: unknown): ReadonlyArray<Schema.FilterIssue> | undefined => {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined
-  const issues = rules.flatMap((rule) => rule(input as Input))
+  if (!Predicate.isRecord(input)) return undefined
+  const issues = rules.flatMap((rule) => rule(input))
   return issues.length === 0 ? undefined : issues
 }
 
@@ -316,13 +316,13 @@ const oneProperty: Rule = (input) => {
 const guestDocument: Rule = ({ tipo_documento, nacionalidad, fecha_nacimiento }) => {
   const issues: Array<Schema.FilterIssue> = []
   if (
-    typeof tipo_documento === "string" && (FOREIGN_DOCUMENT_TYPES as ReadonlyArray<string>).includes(tipo_documento) &&
+    typeof tipo_documento === "string" && FOREIGN_DOCUMENT_TYPES.some((type) => type === tipo_documento) &&
     fecha_nacimiento === undefined
   ) {
     issues.push({ path: ["fecha_nacimiento"], message: `is required when tipo_documento is ${tipo_documento}` })
   }
   if (
-    typeof tipo_documento === "string" && (COLOMBIAN_DOCUMENT_TYPES as ReadonlyArray<string>).includes(tipo_documento) &&
+    typeof tipo_documento === "string" && COLOMBIAN_DOCUMENT_TYPES.some((type) => type === tipo_documento) &&
     typeof nacionalidad === "string" && isCountryCode(nacionalidad) && nacionalidad !== "CO"
   ) {
     issues.push({

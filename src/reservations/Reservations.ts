@@ -28,7 +28,7 @@ export const fingerprint = (body: unknown): string => {
       ? value.map(canonical)
       : value !== null && typeof value === "object"
       ? Object.fromEntries(
-        Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])])
+        Object.entries(value).sort(([a], [b]) => a < b ? -1 : 1).map(([key, item]) => [key, canonical(item)])
       )
       : value
   return createHash("sha256").update(JSON.stringify(canonical(body))).digest("hex")

@@ -1,6 +1,6 @@
 import { OpenApiJsonSchema } from "@effect/platform"
 import { Duration, type Schema } from "effect"
-import { documented } from "../http/OpenApiDocument.ts"
+import { documented, type JsonObject, listAt, objectAt } from "../http/OpenApiDocument.ts"
 import { EVENT_SENT_WHEN, eventBodySchemas } from "../webhooks/Event.ts"
 import { DELIVERY_TIMEOUT, MAX_ATTEMPTS } from "../webhooks/RetryPolicy.ts"
 import { DeliveryHeaders } from "../webhooks/Signature.ts"
@@ -13,11 +13,9 @@ import { EVENT_TYPES } from "../webhooks/Webhook.ts"
  * `http/` stays below every module.
  */
 
-type Json = Record<string, any>
-
 const EVENTS_TAG = "Events"
 
-const bodySchema = (schema: Schema.Schema.AnyNoContext, defs: Json) => OpenApiJsonSchema.makeWithDefs(schema, { defs })
+const bodySchema = (schema: Schema.Schema.AnyNoContext, defs: JsonObject) => OpenApiJsonSchema.makeWithDefs(schema, { defs })
 
 const deliveryRules = `The service POSTs this body to every active endpoint of the account and environment that
 subscribes to this event type (or \`*\`). Verify \`X-Service-Signature\` on the raw body, before parsing it.
@@ -31,18 +29,20 @@ Events of one reservation are first attempted in the order they were emitted; \`
  * the delivery engine's bodies decode with (`webhooks/Event.ts`) and the headers it sends
  * (`webhooks/Signature.ts`).
  */
-const withWebhooks = (doc: Json): Json => {
-  const defs: Json = doc.components.schemas
-  const headers = OpenApiJsonSchema.makeWithDefs(DeliveryHeaders, { defs }) as Json
-  const parameters = Object.entries<Json>(headers.properties).map(([name, schema]) => ({
+const withWebhooks = (doc: JsonObject): JsonObject => {
+  // `OpenApi.fromApi` always makes `components.schemas`: the definitions the schemas below refer to join it.
+  const defs = objectAt(doc, "components", "schemas") ?? {}
+  const headers = OpenApiJsonSchema.makeWithDefs(DeliveryHeaders, { defs })
+  const required = "required" in headers ? headers.required : []
+  const parameters = Object.entries("properties" in headers ? headers.properties : {}).map(([name, schema]) => ({
     name,
     in: "header",
-    required: (headers.required as Array<string>).includes(name),
+    required: required.includes(name),
     description: schema.description,
     schema,
     example: schema.examples?.[0]
   }))
-  const webhooks: Json = {}
+  const webhooks: JsonObject = {}
   for (const type of EVENT_TYPES) {
     if (type === "*") continue
     webhooks[type] = {
@@ -70,7 +70,7 @@ const withWebhooks = (doc: Json): Json => {
   return {
     ...doc,
     tags: [
-      ...doc.tags,
+      ...listAt(doc, "tags"),
       {
         name: EVENTS_TAG,
         description:
@@ -82,4 +82,4 @@ const withWebhooks = (doc: Json): Json => {
 }
 
 /** The partner document (`/openapi.json`). */
-export const partnerDocument = (spec: Json): Json => withWebhooks(documented(spec))
+export const partnerDocument = (spec: JsonObject): JsonObject => withWebhooks(documented(spec))

@@ -1,5 +1,5 @@
 import { HttpApiSchema } from "@effect/platform"
-import { Schema } from "effect"
+import { Predicate, Schema } from "effect"
 
 /**
  * Every expected failure of the partner API: one `Schema.TaggedError` per stable error code of the spec's
@@ -71,16 +71,26 @@ const MEANINGS: Readonly<Record<string, string>> = {
   account_not_found: "no such account"
 }
 
+/** A `{message, details}` error of this module, as {@link clipError} rebuilds it. */
+interface ClippableError {
+  readonly message: string
+  readonly details: Details
+}
+
+/** Every error class given a wire schema, by tag: {@link clipError} rebuilds a clipped copy with its own class. */
+const errorClasses = new Map<string, ErrorClass<ClippableError>>()
+
 /**
  * The wire schema of one error class: decodes a `{error, code, details}` body into the class (for the typed
  * client) and encodes an instance into that body, dropping `_tag` (stack-notes P11).
  */
-const wire = <Self extends { readonly message: string; readonly details: Details }, const Code extends string>(
+const wire = <Self extends ClippableError, const Code extends string>(
   cls: ErrorClass<Self>,
   code: Code,
   status: number
-) =>
-  Schema.transform(ErrorBody(code), Schema.instanceOf(cls as unknown as new(...args: any) => Self), {
+) => {
+  errorClasses.set(cls.identifier, cls)
+  return Schema.transform(ErrorBody(code), Schema.instanceOf(cls), {
     strict: true,
     decode: (body) => new cls({ message: body.error, details: body.details }),
     encode: (error) => ({ error: error.message, code, details: error.details })
@@ -89,6 +99,7 @@ const wire = <Self extends { readonly message: string; readonly details: Details
     identifier: `${cls.identifier}Error`,
     description: MEANINGS[code] === undefined ? code : `${code}: ${MEANINGS[code]}`
   }))
+}
 
 export class InvalidJson extends Schema.TaggedError<InvalidJson>()("InvalidJson", fields) {}
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", fields) {}
@@ -262,8 +273,11 @@ const clipDetails = (value: unknown): unknown =>
     : Array.isArray(value)
     ? value.map(clipDetails)
     : typeof value === "object" && value !== null
-    ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, clipDetails(item)]))
+    ? clipEntries(value)
     : value
+
+const clipEntries = (value: object): Details =>
+  Object.fromEntries(Object.entries(value).map(([key, item]) => [key, clipDetails(item)]))
 
 const longestToken = (text: string): number => {
   let longest = 0
@@ -284,13 +298,15 @@ const hasLongString = (value: unknown): boolean =>
  * word of the message and every string of `details` longer than {@link MAX_ECHO} is clipped; the message as a
  * whole is capped as a backstop. The same error (no copy) when nothing is long: the usual case costs a scan.
  */
-export const clipError = <E>(error: E): E => {
-  const { message, details } = error as { message?: unknown; details?: unknown }
-  if (typeof message !== "string" || typeof details !== "object" || details === null) return error
+export const clipError = <E>(error: E): E | ClippableError => {
+  const Class = Predicate.hasProperty(error, "_tag") && typeof error._tag === "string"
+    ? errorClasses.get(error._tag)
+    : undefined
+  if (Class === undefined || !(error instanceof Class)) return error
+  const { message, details } = error
   if (longestToken(message) <= MAX_ECHO && message.length <= 1000 && !hasLongString(details)) return error
   const clippedMessage = clip(message.split(/(\s+)/).map((token) => clip(token)).join(""), 1000)
-  const Class = (error as { constructor: new(props: { message: string; details: unknown }) => E }).constructor
-  return new Class({ message: clippedMessage, details: clipDetails(details) })
+  return new Class({ message: clippedMessage, details: clipEntries(details) })
 }
 
 const ACTUAL = ", actual "

@@ -93,7 +93,7 @@ const CHECKIN_TOKEN = /(\/checkin\/)[^/?#]+/g
 const redactCheckinTokens: SpanProcessor = {
   onStart: () => {},
   onEnd: (span: ReadableSpan) => {
-    const attributes = span.attributes as Record<string, unknown>
+    const attributes = span.attributes
     for (const [key, value] of Object.entries(attributes)) {
       if (typeof value === "string" && value.includes("/checkin/")) {
         attributes[key] = value.replace(CHECKIN_TOKEN, "$1:token")

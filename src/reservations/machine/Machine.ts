@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import { Data, Struct } from "effect"
 import type {
   AlreadyReported,
   InvalidRequest,
@@ -101,9 +101,12 @@ interface Outcomes {
 export type ResultOf<C extends Command> = Outcomes[C["_tag"]][0]
 export type ErrorOf<C extends Command> = Outcomes[C["_tag"]][1]
 
+/** Each command by its tag. */
+type CommandOf = { readonly [K in Command["_tag"]]: Extract<Command, { readonly _tag: K }> }
+
 type Handler<K extends Command["_tag"]> = (
   current: Current,
-  command: Extract<Command, { readonly _tag: K }>,
+  command: CommandOf[K],
   at: Date
 ) => Decided<Outcomes[K][0], Outcomes[K][1]>
 
@@ -128,13 +131,21 @@ const transitions: { readonly [K in Command["_tag"]]: Handler<K> } = {
   Requeue: ({ row }, { traExtensionFrom }) => Reports.requeue(row, traExtensionFrom)
 }
 
-/** What `command` does to the locked reservation `current` at `at`: a decision, or the spec's refusal. */
-export const decide = <C extends Command>(current: Current, command: C, at: Date): Decided<ResultOf<C>, ErrorOf<C>> => {
-  // The table is indexed by the command's own tag, so its row takes exactly this command and answers its
-  // outcome; TypeScript cannot follow a mapped type through a generic index, hence the widening.
-  const transition = transitions[command._tag] as (current: Current, command: Command, at: Date) => Decided<unknown, unknown>
-  return transition(current, command, at) as Decided<ResultOf<C>, ErrorOf<C>>
+/** The table's row for the command's own tag: indexed through `CommandOf`, TypeScript pairs row and command. */
+const decideByTag = <K extends Command["_tag"]>(
+  current: Current,
+  command: CommandOf[K],
+  at: Date
+): Decided<Outcomes[K][0], Outcomes[K][1]> => {
+  const transition: Handler<K> = transitions[command._tag]
+  return transition(current, command, at)
 }
+
+/** What `command` does to the locked reservation `current` at `at`: a decision, or the spec's refusal. */
+export const decide = <C extends Command>(current: Current, command: C, at: Date): Decided<ResultOf<C>, ErrorOf<C>> =>
+  // A command is the command of its own tag; TypeScript cannot see that of a type parameter `C` (it can of a
+  // tag `K`, in `decideByTag`), hence the one cast.
+  decideByTag<C["_tag"]>(current, command as CommandOf[C["_tag"]], at)
 
 /** The commands that read the reservation's guests (loaded in registration order by `Reservations.apply`). */
 export const readsGuests = (command: Command): boolean =>
@@ -191,9 +202,10 @@ export const changesReservation = (columns: Partial<State>): boolean =>
 export const changedColumns = (before: ReservationRow, after: State): Partial<State> => {
   const same = (a: unknown, b: unknown) =>
     a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : JSON.stringify(a) === JSON.stringify(b)
-  const changed: Record<string, unknown> = {}
-  for (const key of Object.keys(after) as Array<keyof State>) {
+  const changed: Partial<State> = {}
+  const compare = <K extends keyof State>(key: K) => {
     if (!same(before[key], after[key])) changed[key] = after[key]
   }
-  return changed as Partial<State>
+  for (const key of Struct.keys(after)) compare(key)
+  return changed
 }
