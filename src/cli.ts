@@ -105,14 +105,14 @@ const HttpUrl = Schema.String.pipe(
   })
 )
 
-const accountOption = Options.text("account").pipe(
-  Options.withPseudoName("ACCOUNT_ID"),
-  describedAs({
-    what: "The account's id: account_id as printed by accounts create.",
-    default: "Required.",
-    example: `--account ${EXAMPLE_ID}`
-  })
-)
+/** A required option naming one record by its id, `--name PSEUDO_NAME`. */
+const idOption = (name: string, pseudoName: string, what: string) =>
+  Options.text(name).pipe(
+    Options.withPseudoName(pseudoName),
+    describedAs({ what, default: "Required.", example: `--${name} ${EXAMPLE_ID}` })
+  )
+
+const accountOption = idOption("account", "ACCOUNT_ID", "The account's id: account_id as printed by accounts create.")
 
 const optionalText = (name: string, pseudoName: string, help: OptionHelp) =>
   Options.text(name).pipe(Options.withPseudoName(pseudoName), describedAs(help), Options.optional)
@@ -437,14 +437,7 @@ const keysCreate = Command.make(
 const keysRevoke = Command.make(
   "revoke",
   {
-    key: Options.text("key").pipe(
-      Options.withPseudoName("KEY_ID"),
-      describedAs({
-        what: "The key's key_id (from keys create or keys list), not the key itself.",
-        default: "Required.",
-        example: `--key ${EXAMPLE_ID}`
-      })
-    )
+    key: idOption("key", "KEY_ID", "The key's key_id (from keys create or keys list), not the key itself.")
   },
   (o) => withAdmin((client) => client.RevokeKey({ key_id: o.key }))
 ).pipe(documented({
@@ -621,13 +614,10 @@ const propertiesCreate = Command.make(
 const propertiesUpdate = Command.make(
   "update",
   {
-    property: Options.text("property").pipe(
-      Options.withPseudoName("PROPERTY_ID"),
-      describedAs({
-        what: "The property's property_id (from properties create or the partner API).",
-        default: "Required.",
-        example: `--property ${EXAMPLE_ID}`
-      })
+    property: idOption(
+      "property",
+      "PROPERTY_ID",
+      "The property's property_id (from properties create or the partner API)."
     ),
     name: propertyName({
       what: "A new name for the property.",
@@ -688,14 +678,7 @@ const sireFiles = Command.make(
 const sireConfirm = Command.make(
   "confirm",
   {
-    file: Options.text("file").pipe(
-      Options.withPseudoName("FILE_ID"),
-      describedAs({
-        what: "The file's file_id, from sire files.",
-        default: "Required.",
-        example: `--file ${EXAMPLE_ID}`
-      })
-    )
+    file: idOption("file", "FILE_ID", "The file's file_id, from sire files.")
   },
   (o) => withAdmin((client) => client.ConfirmSireFile({ file_id: o.file }))
 ).pipe(documented({
@@ -764,13 +747,10 @@ const reportsList = Command.make(
 const reportsRetry = Command.make(
   "retry",
   {
-    reservation: Options.text("reservation").pipe(
-      Options.withPseudoName("RESERVATION_ID"),
-      describedAs({
-        what: "The reservation's id: reservation_id in reports list and in the partner API.",
-        default: "Required.",
-        example: `--reservation ${EXAMPLE_ID}`
-      })
+    reservation: idOption(
+      "reservation",
+      "RESERVATION_ID",
+      "The reservation's id: reservation_id in reports list and in the partner API."
     )
   },
   (o) => withAdmin((client) => client.RetryReports({ reservation_id: o.reservation }))

@@ -95,15 +95,22 @@ export const ReferenceNote = Schema.NonEmptyTrimmedString.pipe(Schema.maxLength(
   message: () => ({ message: "must be 1 to 500 characters, neither starting nor ending with a space", override: true })
 })
 
+/** One operation of the admin RPC: every one fails with `AdminError`. */
+const adminRpc = <
+  const Tag extends string,
+  Payload extends Schema.Schema.Any | Schema.Struct.Fields = typeof Schema.Void,
+  Success extends Schema.Schema.Any = typeof Schema.Void
+>(tag: Tag, options: { readonly payload?: Payload; readonly success: Success }) =>
+  Rpc.make(tag, { ...options, error: AdminError })
+
 /** The admin RPC served at `/rpc/admin`; `src/cli.ts` is its client. */
 export class AdminRpcs extends RpcGroup.make(
-  Rpc.make("CreateAccount", {
+  adminRpc("CreateAccount", {
     // The partner API's e-mail rule: an address the panel and the mails can use.
     payload: { name: AccountName, email: Email },
-    success: Schema.Struct({ account_id: Schema.String, name: Schema.String, email: Schema.String }),
-    error: AdminError
+    success: Schema.Struct({ account_id: Schema.String, name: Schema.String, email: Schema.String })
   }),
-  Rpc.make("SetLimits", {
+  adminRpc("SetLimits", {
     payload: {
       account_id: Schema.String,
       reads: Schema.optional(Limit),
@@ -114,62 +121,51 @@ export class AdminRpcs extends RpcGroup.make(
     success: Schema.Struct({
       account_id: Schema.String,
       limits: Schema.Struct({ reads: Schema.Number, writes: Schema.Number, tests: Schema.Number })
-    }),
-    error: AdminError
+    })
   }),
-  Rpc.make("EnableLive", {
+  adminRpc("EnableLive", {
     payload: { account_id: Schema.String },
-    success: Schema.Struct({ account_id: Schema.String, live_enabled: Schema.Literal(true) }),
-    error: AdminError
+    success: Schema.Struct({ account_id: Schema.String, live_enabled: Schema.Literal(true) })
   }),
-  Rpc.make("CreateSandbox", {
+  adminRpc("CreateSandbox", {
     payload: { account_id: Schema.String },
-    success: Schema.Struct({ api_key: Schema.String, key_id: Schema.String, properties: Schema.Array(Property) }),
-    error: AdminError
+    success: Schema.Struct({ api_key: Schema.String, key_id: Schema.String, properties: Schema.Array(Property) })
   }),
-  Rpc.make("CreateKey", {
+  adminRpc("CreateKey", {
     payload: { account_id: Schema.String, environment: Environment },
-    success: Schema.Struct({ key_id: Schema.String, api_key: Schema.String, environment: Environment }),
-    error: AdminError
+    success: Schema.Struct({ key_id: Schema.String, api_key: Schema.String, environment: Environment })
   }),
-  Rpc.make("RevokeKey", {
+  adminRpc("RevokeKey", {
     payload: { key_id: Schema.String },
-    success: Schema.Struct({ key_id: Schema.String, revoked_at: Schema.String }),
-    error: AdminError
+    success: Schema.Struct({ key_id: Schema.String, revoked_at: Schema.String })
   }),
-  Rpc.make("ListKeys", {
+  adminRpc("ListKeys", {
     payload: { account_id: Schema.String },
-    success: Schema.Struct({ keys: Schema.Array(KeyListing) }),
-    error: AdminError
+    success: Schema.Struct({ keys: Schema.Array(KeyListing) })
   }),
-  Rpc.make("CreateProperty", {
+  adminRpc("CreateProperty", {
     payload: { account_id: Schema.String, ...PropertySettings, name: Schema.NonEmptyTrimmedString },
-    success: AdminProperty,
-    error: AdminError
+    success: AdminProperty
   }),
-  Rpc.make("UpdateProperty", {
+  adminRpc("UpdateProperty", {
     payload: { property_id: Schema.String, ...PropertySettings },
-    success: AdminProperty,
-    error: AdminError
+    success: AdminProperty
   }),
   // Design §4/§6.8: a report run now, for everything due on or before `date` (Bogotá), backoff waits included.
-  Rpc.make("RunReports", {
+  adminRpc("RunReports", {
     payload: { date: Schema.optional(IsoDate) },
-    success: Schema.Struct({ date: Schema.String, reservations: Schema.Int, tra: Counts, sire: Counts }),
-    error: AdminError
+    success: Schema.Struct({ date: Schema.String, reservations: Schema.Int, tra: Counts, sire: Counts })
   }),
-  Rpc.make("SireFiles", {
+  adminRpc("SireFiles", {
     payload: { property_id: Schema.optional(Schema.String) },
-    success: Schema.Struct({ files: Schema.Array(SireFile) }),
-    error: AdminError
+    success: Schema.Struct({ files: Schema.Array(SireFile) })
   }),
-  Rpc.make("ConfirmSireFile", {
+  adminRpc("ConfirmSireFile", {
     payload: { file_id: Schema.String },
-    success: Schema.Struct({ file_id: Schema.String, status: Schema.String }),
-    error: AdminError
+    success: Schema.Struct({ file_id: Schema.String, status: Schema.String })
   }),
   // Design §9: the live reports that need someone — waiting or failed —, and re-queueing failed ones.
-  Rpc.make("ListReports", {
+  adminRpc("ListReports", {
     payload: {
       status: Schema.optional(ReportListStatus),
       overdue: Schema.optional(Schema.Boolean),
@@ -178,26 +174,23 @@ export class AdminRpcs extends RpcGroup.make(
       cursor: Schema.optional(Schema.String),
       limit: Schema.optional(Schema.Int)
     },
-    success: Schema.Struct({ reports: Schema.Array(ReportListing), next_cursor: Schema.NullOr(Schema.String) }),
-    error: AdminError
+    success: Schema.Struct({ reports: Schema.Array(ReportListing), next_cursor: Schema.NullOr(Schema.String) })
   }),
-  Rpc.make("RetryReports", {
+  adminRpc("RetryReports", {
     payload: { reservation_id: Schema.String },
     success: Schema.Struct({
       reservation_id: Schema.String,
       requeued: Schema.Array(Schema.Struct({ authority: ReportAuthority, guests: Schema.Int })),
       reports: Schema.Array(ReportListing)
-    }),
-    error: AdminError
+    })
   }),
   // Design §6.10: the reference tables with the operators' overrides; keys and values are checked by the service
   // with each table's schemas (`ReferenceTables.ts`), which the CLI applies before calling too.
-  Rpc.make("ListReference", {
+  adminRpc("ListReference", {
     payload: { table: Schema.optional(TableName), key: Schema.optional(Schema.String) },
-    success: Schema.Struct({ entries: Schema.Array(ReferenceEntry) }),
-    error: AdminError
+    success: Schema.Struct({ entries: Schema.Array(ReferenceEntry) })
   }),
-  Rpc.make("SetReference", {
+  adminRpc("SetReference", {
     payload: {
       table: TableName,
       key: Schema.String,
@@ -205,17 +198,14 @@ export class AdminRpcs extends RpcGroup.make(
       value: Schema.NullOr(Schema.String),
       note: Schema.optional(ReferenceNote)
     },
-    success: Schema.Struct({ ...ReferenceEntry.fields, previous: Schema.NullOr(Schema.String) }),
-    error: AdminError
+    success: Schema.Struct({ ...ReferenceEntry.fields, previous: Schema.NullOr(Schema.String) })
   }),
-  Rpc.make("UnsetReference", {
+  adminRpc("UnsetReference", {
     payload: { table: TableName, key: Schema.String },
-    success: Schema.Struct({ ...ReferenceEntry.fields, previous: Schema.NullOr(Schema.String) }),
-    error: AdminError
+    success: Schema.Struct({ ...ReferenceEntry.fields, previous: Schema.NullOr(Schema.String) })
   }),
   // Design §9: every stored secret not under the current SECRETS_KEY sealed under it (a second run answers 0).
-  Rpc.make("RotateSecrets", {
-    success: Schema.Struct({ reencrypted: Schema.Int }),
-    error: AdminError
+  adminRpc("RotateSecrets", {
+    success: Schema.Struct({ reencrypted: Schema.Int })
   })
 ).middleware(AdminAuth) {}

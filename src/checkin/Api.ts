@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
 import { CheckinGuestInput } from "../reservations/Reservation.ts"
 import {
   DuplicateDocumentBody,
@@ -19,6 +20,12 @@ import {
   SignContract
 } from "./Checkin.ts"
 
+/** The link's reservation: none for the token (404 registration_not_found), or cancelled (409). */
+const LinkErrors = Schema.Union(RegistrationNotFoundBody, ReservationCancelledBody)
+
+/** What every write through the link answers: too many from the client's address (429), and the link's errors. */
+const WriteErrors = Schema.Union(RateLimitedBody, LinkErrors)
+
 /**
  * The token-scoped JSON API of the check-in page (design §5). The token in the path is the credential; the
  * group is served by the same process but kept out of the partner OpenAPI document.
@@ -28,17 +35,14 @@ export class CheckinApi extends HttpApiGroup.make("checkin")
     HttpApiEndpoint.get("view", "/api/checkin/:token")
       .setPath(CheckinPath)
       .addSuccess(CheckinView)
-      .addError(RegistrationNotFoundBody)
-      .addError(ReservationCancelledBody)
+      .addError(LinkErrors)
   )
   .add(
     HttpApiEndpoint.post("register", "/api/checkin/:token/guests")
       .setPath(CheckinPath)
       .setPayload(CheckinGuestInput)
       .addSuccess(GuestRegistered, { status: 201 })
-      .addError(RateLimitedBody)
-      .addError(RegistrationNotFoundBody)
-      .addError(ReservationCancelledBody)
+      .addError(WriteErrors)
       .addError(DuplicateDocumentBody)
       .addError(RegistrationRejectedBody)
   )
@@ -47,9 +51,7 @@ export class CheckinApi extends HttpApiGroup.make("checkin")
       .setPath(CheckinGuestPath)
       .setPayload(HttpApiSchema.Multipart(DocumentUpload))
       .addSuccess(DocumentUploaded)
-      .addError(RateLimitedBody)
-      .addError(RegistrationNotFoundBody)
-      .addError(ReservationCancelledBody)
+      .addError(WriteErrors)
       .addError(RegistrationRejectedBody)
   )
   .add(
@@ -57,9 +59,7 @@ export class CheckinApi extends HttpApiGroup.make("checkin")
       .setPath(CheckinPath)
       .setPayload(SignContract)
       .addSuccess(ContractSigned)
-      .addError(RateLimitedBody)
-      .addError(RegistrationNotFoundBody)
-      .addError(ReservationCancelledBody)
+      .addError(WriteErrors)
       .addError(RegistrationOpenBody)
   )
   .annotate(OpenApi.Exclude, true)

@@ -118,22 +118,20 @@ const notesMatchEntries = (
     .filter((key) => !Object.hasOwn(file.entries, key))
     .map((key) => ({ path: ["notes", key], message: "a note for an entry that does not exist" }))
 
-const DocumentsFile = Schema.Struct({
-  version: Version,
-  description: Text,
-  sources: Sources,
-  // A Record keyed by the spec's literal enum requires every value: a tipo_documento without an entry fails here.
-  entries: Schema.Record({ key: DocumentType, value: DocumentEntry }),
-  notes: Schema.Record({ key: Text, value: Text })
-}).pipe(Schema.filter(notesMatchEntries)).annotations({ identifier: "documents.json" })
+/** A file of entries with notes on some of them (documents.json, motivos.json), under the common head. */
+const NotedFile = <A extends object, I>(identifier: string, entries: Schema.Schema<A, I>) =>
+  Schema.Struct({
+    version: Version,
+    description: Text,
+    sources: Sources,
+    entries,
+    notes: Schema.Record({ key: Text, value: Text })
+  }).pipe(Schema.filter(notesMatchEntries)).annotations({ identifier })
 
-const MotivosFile = Schema.Struct({
-  version: Version,
-  description: Text,
-  sources: Sources,
-  entries: Schema.Record({ key: Motivo, value: Text }),
-  notes: Schema.Record({ key: Text, value: Text })
-}).pipe(Schema.filter(notesMatchEntries)).annotations({ identifier: "motivos.json" })
+// A Record keyed by the spec's literal enum requires every value: a tipo_documento without an entry fails here.
+const DocumentsFile = NotedFile("documents.json", Schema.Record({ key: DocumentType, value: DocumentEntry }))
+
+const MotivosFile = NotedFile("motivos.json", Schema.Record({ key: Motivo, value: Text }))
 
 // ---------------------------------------------------------------------------------------------------------------
 // The lookups

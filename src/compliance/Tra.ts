@@ -5,8 +5,11 @@
  * service expects — and every value a string.
  */
 
-/** The 15 fields of `/one/` (domain §1.3), in the notes' order. The fake TRA validates against this same list. */
-export const MAIN_FIELDS = [
+/**
+ * The 7 fields both bodies open with, in the notes' order: the guest's identity, where they live and come from,
+ * and the room.
+ */
+const GUEST_FIELDS = [
   "tipo_identificacion",
   "numero_identificacion",
   "nombres",
@@ -15,7 +18,12 @@ export const MAIN_FIELDS = [
   // the human web form says "ciudad". A correctly spelled name would be a missing field to the service.
   "cuidad_residencia",
   "cuidad_procedencia",
-  "numero_habitacion",
+  "numero_habitacion"
+] as const
+
+/** The 15 fields of `/one/` (domain §1.3), in the notes' order. The fake TRA validates against this same list. */
+export const MAIN_FIELDS = [
+  ...GUEST_FIELDS,
   "motivo",
   "numero_acompanantes",
   "check_in",
@@ -27,18 +35,7 @@ export const MAIN_FIELDS = [
 ] as const
 
 /** The 10 fields of `/two/` (domain §1.4): no motivo, cost, RNT or establishment name; `padre` links the main guest. */
-export const COMPANION_FIELDS = [
-  "tipo_identificacion",
-  "numero_identificacion",
-  "nombres",
-  "apellidos",
-  "cuidad_residencia",
-  "cuidad_procedencia",
-  "numero_habitacion",
-  "check_in",
-  "check_out",
-  "padre"
-] as const
+export const COMPANION_FIELDS = [...GUEST_FIELDS, "check_in", "check_out", "padre"] as const
 
 export type MainField = (typeof MAIN_FIELDS)[number]
 export type CompanionField = (typeof COMPANION_FIELDS)[number]
@@ -85,13 +82,8 @@ const digits = (value: number, what: string): string => {
   return String(value)
 }
 
-/**
- * The `/one/` body of the main guest. `companions` is the number of the stay's other guests (guests − 1).
- * `numero_acompanantes` is sent as a string of digits: the sources conflict (C4 sends an int, C9 a number), but
- * C2 ("String según API"), C3, C5 and C8 send a string, and every other value of the body is a string.
- * Throws a `RangeError` when `companions` is not a non-negative integer.
- */
-export const mainBody = (stay: TraStay, guest: TraGuest, companions: number): TraMainBody => ({
+/** The `GUEST_FIELDS` both bodies open with. */
+const guestFields = (stay: TraStay, guest: TraGuest): { readonly [K in (typeof GUEST_FIELDS)[number]]: string } => ({
   // Built field by field, never spread: an extra property on the inputs must not reach the wire.
   tipo_identificacion: guest.tipo_identificacion,
   numero_identificacion: guest.numero_identificacion,
@@ -99,7 +91,17 @@ export const mainBody = (stay: TraStay, guest: TraGuest, companions: number): Tr
   apellidos: guest.apellidos,
   cuidad_residencia: guest.cuidad_residencia,
   cuidad_procedencia: guest.cuidad_procedencia,
-  numero_habitacion: stay.numero_habitacion,
+  numero_habitacion: stay.numero_habitacion
+})
+
+/**
+ * The `/one/` body of the main guest. `companions` is the number of the stay's other guests (guests − 1).
+ * `numero_acompanantes` is sent as a string of digits: the sources conflict (C4 sends an int, C9 a number), but
+ * C2 ("String según API"), C3, C5 and C8 send a string, and every other value of the body is a string.
+ * Throws a `RangeError` when `companions` is not a non-negative integer.
+ */
+export const mainBody = (stay: TraStay, guest: TraGuest, companions: number): TraMainBody => ({
+  ...guestFields(stay, guest),
   motivo: stay.motivo,
   numero_acompanantes: digits(companions, "numero_acompanantes"),
   check_in: stay.check_in,
@@ -119,13 +121,7 @@ export const mainBody = (stay: TraStay, guest: TraGuest, companions: number): Tr
  * Throws a `RangeError` when `padre` is not a non-negative integer.
  */
 export const companionBody = (stay: TraStay, guest: TraGuest, padre: number): TraCompanionBody => ({
-  tipo_identificacion: guest.tipo_identificacion,
-  numero_identificacion: guest.numero_identificacion,
-  nombres: guest.nombres,
-  apellidos: guest.apellidos,
-  cuidad_residencia: guest.cuidad_residencia,
-  cuidad_procedencia: guest.cuidad_procedencia,
-  numero_habitacion: stay.numero_habitacion,
+  ...guestFields(stay, guest),
   check_in: stay.check_in,
   check_out: stay.check_out,
   padre: digits(padre, "padre")

@@ -15,6 +15,9 @@ import {
   clip,
   clipError,
   clipIssueMessage,
+  InternalErrorBody,
+  InvalidJsonBody,
+  InvalidRequestBody,
   ServiceUnavailable,
   ServiceUnavailableBody,
   toBody
@@ -30,6 +33,13 @@ export const MAX_BODY_BYTES = 1024 * 1024
 export const MAX_DOCUMENT_BODY_BYTES = 21 * 1024 * 1024
 
 export type { Route } from "./Routes.ts"
+
+/**
+ * What any route of an API served through this middleware may answer, declared once on each `HttpApi`: an
+ * unreadable request (400 invalid_request, invalid_json), internal_error, and the database away
+ * (service_unavailable, docs/reliability.md).
+ */
+export const AnyRouteErrors = Schema.Union(InvalidRequestBody, InvalidJsonBody, InternalErrorBody, ServiceUnavailableBody)
 
 /** The body an endpoint reads, from the content types of its payload (none for a GET's query "payload"). */
 const bodyOf = (method: HttpMethod.HttpMethod, contentTypes: Iterable<string>): BodyKind | undefined => {

@@ -115,6 +115,16 @@ type TemplateOf = { readonly [Tag in MailTemplate["_tag"]]: Extract<MailTemplate
 
 type Renderer<Tag extends MailTemplate["_tag"]> = (template: TemplateOf[Tag], language: MailLanguage) => RenderedMail
 
+/** The code in large type and how long it lasts, as every mail that sends a code shows them. */
+const codeBlocks = (code: string, minutes: number, language: MailLanguage): ReadonlyArray<Block> => [
+  { code },
+  {
+    p: language === "en"
+      ? `It is valid for ${minutes} minutes and works once.`
+      : `Vale ${minutes} minutos y sirve una sola vez.`
+  }
+]
+
 /** The authority as a hotel knows it. */
 const authorityName = (authority: "tra" | "sire" | null) =>
   authority === "tra" ? "TRA (MinCIT)" : authority === "sire" ? "SIRE (Migración Colombia)" : ""
@@ -183,14 +193,12 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
     language === "en"
       ? compose(language, `Your sign-in code: ${code}`, [
         { p: "Your code to sign in to the panel is:" },
-        { code },
-        { p: `It is valid for ${minutes} minutes and works once.` },
+        ...codeBlocks(code, minutes, language),
         { note: "If you did not ask for it, ignore this e-mail: nobody can sign in without the code." }
       ])
       : compose(language, `Tu código de acceso: ${code}`, [
         { p: "Tu código para entrar al panel es:" },
-        { code },
-        { p: `Vale ${minutes} minutos y sirve una sola vez.` },
+        ...codeBlocks(code, minutes, language),
         { note: "Si no lo pediste, ignora este correo: nadie puede entrar sin el código." }
       ]),
 
@@ -198,14 +206,12 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
     language === "en"
       ? compose(language, `Your code to create the account: ${code}`, [
         { p: `To finish creating the account “${name}”, enter this code:` },
-        { code },
-        { p: `It is valid for ${minutes} minutes and works once.` },
+        ...codeBlocks(code, minutes, language),
         { note: "If you did not ask for an account, ignore this e-mail: none will be created." }
       ])
       : compose(language, `Tu código para crear la cuenta: ${code}`, [
         { p: `Para terminar de crear la cuenta «${name}», escribe este código:` },
-        { code },
-        { p: `Vale ${minutes} minutos y sirve una sola vez.` },
+        ...codeBlocks(code, minutes, language),
         { note: "Si no pediste una cuenta, ignora este correo: no se creará ninguna." }
       ]),
 
@@ -216,8 +222,7 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
           p: "Someone asked to create an account with this e-mail, but it already has one. "
             + "To sign in to the panel, enter this code:"
         },
-        { code },
-        { p: `It is valid for ${minutes} minutes and works once.` },
+        ...codeBlocks(code, minutes, language),
         { note: "If it was not you, ignore this e-mail: nobody can sign in without the code." }
       ])
       : compose(language, `Tu código de acceso: ${code}`, [
@@ -225,8 +230,7 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
           p: "Alguien pidió crear una cuenta con este correo, pero ya tiene una. "
             + "Para entrar al panel, escribe este código:"
         },
-        { code },
-        { p: `Vale ${minutes} minutos y sirve una sola vez.` },
+        ...codeBlocks(code, minutes, language),
         { note: "Si no fuiste tú, ignora este correo: nadie puede entrar sin el código." }
       ]),
 
@@ -237,8 +241,7 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
           p: `${requested_by} asked to create a live (production) API key for your account. `
             + "To confirm it, enter this code in the panel:"
         },
-        { code },
-        { p: `It is valid for ${minutes} minutes and works once.` },
+        ...codeBlocks(code, minutes, language),
         { note: "If you do not recognise this request, do not share the code and review the account's members." }
       ])
       : compose(language, `Confirma la nueva clave de producción: ${code}`, [
@@ -246,8 +249,7 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
           p: `${requested_by} pidió crear una clave de API de producción (live) para tu cuenta. `
             + "Para confirmarla, escribe este código en el panel:"
         },
-        { code },
-        { p: `Vale ${minutes} minutos y sirve una sola vez.` },
+        ...codeBlocks(code, minutes, language),
         { note: "Si no reconoces esta solicitud, no compartas el código y revisa los miembros de la cuenta." }
       ]),
 

@@ -1,16 +1,12 @@
 import { AlertList } from "../alerts/Alert.ts"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { AnyRouteErrors } from "../http/ErrorMiddleware.ts"
 import { documented } from "../http/OpenApiDocument.ts"
+import { ChangeErrors } from "../reservations/Api.ts"
 import {
-  AlreadyReportedBody,
   CsrfRejectedBody,
-  DeliveryNotFoundBody,
-  InternalErrorBody,
-  ServiceUnavailableBody,
   InvalidCodeBody,
-  InvalidJsonBody,
-  InvalidRequestBody,
   KeyLimitReachedBody,
   KeyNotFoundBody,
   LiveNotEnabledBody,
@@ -19,13 +15,12 @@ import {
   OwnerRequiredBody,
   PropertyNotFoundBody,
   RateLimitedBody,
-  RegistrationNotFoundBody,
-  ReservationCancelledBody,
   SandboxExistsBody,
   UnauthorizedBody,
   WebhookNotFoundBody
 } from "../shared/errors.ts"
 import { API_VERSION } from "../shared/ApiVersion.ts"
+import { RedeliveryErrors } from "../webhooks/Api.ts"
 import { RedeliverResponse, TestResponse } from "../webhooks/Webhook.ts"
 import {
   Accepted,
@@ -137,6 +132,9 @@ export class PanelSignInApi extends HttpApiGroup.make("panelSignIn")
   .annotate(OpenApi.Description, "Passwordless sign-in with e-mailed codes.")
 {}
 
+/** Issuing a key: the account already has 3 active of that type (409), or live keys not enabled yet (403). */
+const KeyIssueErrors = Schema.Union(KeyLimitReachedBody, LiveNotEnabledBody)
+
 export class PanelAccountApi extends HttpApiGroup.make("panelAccount")
   .add(
     HttpApiEndpoint.del("signOut", "/api/panel/session")
@@ -155,8 +153,7 @@ export class PanelAccountApi extends HttpApiGroup.make("panelAccount")
       .setPayload(CreateKey)
       .addSuccess(NewKey, { status: 201 })
       .addSuccess(Confirmation, { status: 202 })
-      .addError(KeyLimitReachedBody)
-      .addError(LiveNotEnabledBody)
+      .addError(KeyIssueErrors)
       .annotate(OpenApi.Summary, "Create a key: test at once (201), live after an e-mailed code (202)")
   )
   .add(
@@ -164,8 +161,7 @@ export class PanelAccountApi extends HttpApiGroup.make("panelAccount")
       .setPayload(ConfirmKey)
       .addSuccess(NewKey, { status: 201 })
       .addError(InvalidCodeBody)
-      .addError(KeyLimitReachedBody)
-      .addError(LiveNotEnabledBody)
+      .addError(KeyIssueErrors)
       .annotate(OpenApi.Summary, "Confirm a live key with the code e-mailed to the account's e-mail")
   )
   .add(
@@ -211,8 +207,7 @@ export class PanelAccountApi extends HttpApiGroup.make("panelAccount")
     HttpApiEndpoint.post("redeliver", "/api/panel/deliveries/:id/redeliver")
       .setPath(DeliveryIdPath)
       .addSuccess(RedeliverResponse)
-      .addError(DeliveryNotFoundBody)
-      .addError(WebhookNotFoundBody)
+      .addError(RedeliveryErrors)
       .annotate(OpenApi.Summary, "Re-send a delivery with a fresh retry cycle (as endpoint 16)")
   )
   .add(
@@ -233,9 +228,7 @@ export class PanelAccountApi extends HttpApiGroup.make("panelAccount")
       .setPath(ReservationIdPath)
       .setPayload(RecordDeparture)
       .addSuccess(ReservationSummary)
-      .addError(RegistrationNotFoundBody)
-      .addError(ReservationCancelledBody)
-      .addError(AlreadyReportedBody)
+      .addError(ChangeErrors)
       .annotate(OpenApi.Summary, "Record the day the guests left (as the partner API's departure)")
   )
   .add(HttpApiEndpoint.get("members", "/api/panel/members").addSuccess(MemberList).annotate(OpenApi.Summary, "Members"))
@@ -274,10 +267,7 @@ export class PanelAccountApi extends HttpApiGroup.make("panelAccount")
 export class PanelApi extends HttpApi.make("panel")
   .add(PanelSignInApi)
   .add(PanelAccountApi)
-  .addError(InvalidRequestBody)
-  .addError(InvalidJsonBody)
-  .addError(InternalErrorBody)
-  .addError(ServiceUnavailableBody)
+  .addError(AnyRouteErrors)
   .annotate(OpenApi.Title, "Partner Reservation Registration Service — account panel")
   .annotate(OpenApi.Version, API_VERSION)
   .annotate(

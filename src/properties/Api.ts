@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
 import { PartnerAuth } from "../auth/PartnerAuth.ts"
 import {
   ExternalIdInUseBody,
@@ -7,6 +8,12 @@ import {
   SandboxPropertyRequiredBody
 } from "../shared/errors.ts"
 import { MapPropertiesRequest, MapPropertiesResponse, PropertyList } from "./Property.ts"
+
+/**
+ * Naming a property the key may not use (403): another account's, or one of the other environment. Every
+ * endpoint that takes a property's id answers these: the mapping here and the reservation's creation.
+ */
+export const PropertyScopeErrors = Schema.Union(PropertyOutOfScopeBody, SandboxPropertyRequiredBody, LivePropertyRequiredBody)
 
 /** Endpoints 1 and 2 of the spec. */
 export class PropertiesApi extends HttpApiGroup.make("properties")
@@ -19,9 +26,7 @@ export class PropertiesApi extends HttpApiGroup.make("properties")
     HttpApiEndpoint.patch("map", "/api/partners/properties")
       .setPayload(MapPropertiesRequest)
       .addSuccess(MapPropertiesResponse)
-      .addError(PropertyOutOfScopeBody)
-      .addError(SandboxPropertyRequiredBody)
-      .addError(LivePropertyRequiredBody)
+      .addError(PropertyScopeErrors)
       .addError(ExternalIdInUseBody)
       .annotate(
         OpenApi.Description,

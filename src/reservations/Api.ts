@@ -1,19 +1,18 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
 import { PartnerAuth } from "../auth/PartnerAuth.ts"
+import { PropertyScopeErrors } from "../properties/Api.ts"
 import {
   AlreadyReportedBody,
   CreationInProgressBody,
   DuplicateDocumentBody,
   GuestsAlreadyRegisteredBody,
-  LivePropertyRequiredBody,
   PropertyNotFoundBody,
-  PropertyOutOfScopeBody,
   RegistrationNotFoundBody,
   RegistrationOpenBody,
   RegistrationRejectedBody,
   ReservationCancelledBody,
   ReservationConflictBody,
-  SandboxPropertyRequiredBody,
   TrmUnavailableBody
 } from "../shared/errors.ts"
 import {
@@ -32,6 +31,18 @@ import {
   UpdateResponse
 } from "./Reservation.ts"
 
+/** The reservation's `property_id`: not the key's to use (403), or no such property with check-in (404). */
+const PropertyErrors = Schema.Union(PropertyScopeErrors, PropertyNotFoundBody)
+
+/** Storing a new reservation: its external_id taken or being taken (409), no exchange rate for a USD price (503). */
+const CreationErrors = Schema.Union(ReservationConflictBody, CreationInProgressBody, TrmUnavailableBody)
+
+/**
+ * Changing a reservation that stands: none of the caller's by that external_id (404), cancelled, or already
+ * reported to an authority (409). The panel's departure answers the same.
+ */
+export const ChangeErrors = Schema.Union(RegistrationNotFoundBody, ReservationCancelledBody, AlreadyReportedBody)
+
 /** Endpoints 3 to 8 of the spec, and the departure (design §6.8). */
 export class ReservationsApi extends HttpApiGroup.make("reservations")
   .add(
@@ -39,13 +50,8 @@ export class ReservationsApi extends HttpApiGroup.make("reservations")
       .setPayload(CreateReservation)
       .addSuccess(ReservationResponse, { status: 201 })
       .addSuccess(ReservationResponse.annotations({ identifier: "ReservationReplay" }), { status: 200 })
-      .addError(PropertyOutOfScopeBody)
-      .addError(SandboxPropertyRequiredBody)
-      .addError(LivePropertyRequiredBody)
-      .addError(PropertyNotFoundBody)
-      .addError(ReservationConflictBody)
-      .addError(CreationInProgressBody)
-      .addError(TrmUnavailableBody)
+      .addError(PropertyErrors)
+      .addError(CreationErrors)
       .annotate(OpenApi.Summary, "Create a reservation")
       .annotate(
         OpenApi.Description,
@@ -56,9 +62,7 @@ export class ReservationsApi extends HttpApiGroup.make("reservations")
     HttpApiEndpoint.patch("update", "/api/partners/reservations")
       .setPayload(UpdateReservation)
       .addSuccess(UpdateResponse)
-      .addError(RegistrationNotFoundBody)
-      .addError(ReservationCancelledBody)
-      .addError(AlreadyReportedBody)
+      .addError(ChangeErrors)
       .addError(GuestsAlreadyRegisteredBody)
       .annotate(OpenApi.Summary, "Modify a reservation")
       .annotate(
@@ -77,9 +81,7 @@ export class ReservationsApi extends HttpApiGroup.make("reservations")
     HttpApiEndpoint.post("departure", "/api/partners/reservations/departure")
       .setPayload(RecordDeparture)
       .addSuccess(RegistrationStatus)
-      .addError(RegistrationNotFoundBody)
-      .addError(ReservationCancelledBody)
-      .addError(AlreadyReportedBody)
+      .addError(ChangeErrors)
       .annotate(OpenApi.Summary, "Record the day the guests actually left")
       .annotate(
         OpenApi.Description,
@@ -110,15 +112,10 @@ export class ReservationsApi extends HttpApiGroup.make("reservations")
       .addSuccess(RegistrationStatus, { status: 201 })
       .addSuccess(RegistrationStatus.annotations({ identifier: "RegistrationReplay" }), { status: 200 })
       .addError(RegistrationRejectedBody)
-      .addError(PropertyOutOfScopeBody)
-      .addError(SandboxPropertyRequiredBody)
-      .addError(LivePropertyRequiredBody)
-      .addError(PropertyNotFoundBody)
+      .addError(PropertyErrors)
       .addError(DuplicateDocumentBody)
       .addError(RegistrationOpenBody)
-      .addError(ReservationConflictBody)
-      .addError(CreationInProgressBody)
-      .addError(TrmUnavailableBody)
+      .addError(CreationErrors)
       .annotate(OpenApi.Summary, "Submit a complete registration (reservation and every guest in one call)")
       .annotate(
         OpenApi.Description,

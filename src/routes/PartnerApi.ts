@@ -2,11 +2,12 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { partnerDocument } from "./PartnerDocument.ts"
 import { CheckinApi } from "../checkin/Api.ts"
 import { HealthApi } from "../health/Api.ts"
+import { AnyRouteErrors } from "../http/ErrorMiddleware.ts"
 import { PanelAccountApi, PanelSignInApi } from "../panel/Api.ts"
 import { PropertiesApi } from "../properties/Api.ts"
 import { ReservationsApi } from "../reservations/Api.ts"
 import { API_VERSION } from "../shared/ApiVersion.ts"
-import { InternalErrorBody, InvalidJsonBody, InvalidRequestBody, ServiceUnavailableBody } from "../shared/errors.ts"
+import { InternalErrorBody } from "../shared/errors.ts"
 import { WebhooksApi } from "../webhooks/Api.ts"
 
 /** Re-exported beside the contract it versions; defined in `shared/ApiVersion.ts` for the webhook code. */
@@ -30,11 +31,7 @@ export class PartnerApi extends HttpApi.make("partner")
   .add(PanelSignInApi.annotate(OpenApi.Exclude, true))
   .add(PanelAccountApi.annotate(OpenApi.Exclude, true))
   .add(HealthApi)
-  .addError(InvalidRequestBody)
-  .addError(InvalidJsonBody)
-  .addError(InternalErrorBody)
-  // The database away (docs/reliability.md): any route may answer it, as any may answer internal_error.
-  .addError(ServiceUnavailableBody)
+  .addError(AnyRouteErrors)
   .annotate(OpenApi.Title, "Partner Reservation Registration Service")
   .annotate(OpenApi.Version, API_VERSION)
   .annotate(OpenApi.Description, description)

@@ -1,4 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, type HttpMethod, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
 import { PartnerAuth } from "../auth/PartnerAuth.ts"
 import {
   DeliveryNotFoundBody,
@@ -21,6 +22,17 @@ import {
   WebhookList,
   WebhookPath
 } from "./Webhook.ts"
+
+/**
+ * Sending a delivery again: no such delivery of the caller's, or its endpoint gone since (404). The panel's
+ * redelivery answers the same.
+ */
+export const RedeliveryErrors = Schema.Union(DeliveryNotFoundBody, WebhookNotFoundBody)
+
+/** An endpoint on one of the caller's webhook endpoints, the `:id` of its path: 404 webhook_not_found for none. */
+const onWebhook = <Name extends string, Method extends HttpMethod.HttpMethod>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method>
+) => endpoint.setPath(WebhookPath).addError(WebhookNotFoundBody)
 
 /** Endpoints 9 to 16 of the spec. */
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
@@ -51,38 +63,29 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("redeliver", "/api/partners/webhooks/deliveries/:id/redeliver")
       .setPath(DeliveryPath)
       .addSuccess(RedeliverResponse)
-      .addError(DeliveryNotFoundBody)
-      .addError(WebhookNotFoundBody)
+      .addError(RedeliveryErrors)
       .annotate(OpenApi.Summary, "Send a delivery again: same event_id, fresh retry cycle")
   )
   .add(
-    HttpApiEndpoint.patch("update", "/api/partners/webhooks/:id")
-      .setPath(WebhookPath)
+    onWebhook(HttpApiEndpoint.patch("update", "/api/partners/webhooks/:id"))
       .setPayload(UpdateWebhook)
       .addSuccess(WebhookEndpoint)
       .addError(InvalidWebhookUrlBody)
-      .addError(WebhookNotFoundBody)
       .annotate(OpenApi.Summary, "Change a webhook endpoint's url, events or include_guests")
   )
   .add(
-    HttpApiEndpoint.del("deactivate", "/api/partners/webhooks/:id")
-      .setPath(WebhookPath)
+    onWebhook(HttpApiEndpoint.del("deactivate", "/api/partners/webhooks/:id"))
       .addSuccess(DeactivateResponse)
-      .addError(WebhookNotFoundBody)
       .annotate(OpenApi.Summary, "Deactivate a webhook endpoint")
   )
   .add(
-    HttpApiEndpoint.post("rotate", "/api/partners/webhooks/:id/rotate-secret")
-      .setPath(WebhookPath)
+    onWebhook(HttpApiEndpoint.post("rotate", "/api/partners/webhooks/:id/rotate-secret"))
       .addSuccess(RotateResponse)
-      .addError(WebhookNotFoundBody)
       .annotate(OpenApi.Summary, "Rotate the signing secret (the old one stops at once)")
   )
   .add(
-    HttpApiEndpoint.post("test", "/api/partners/webhooks/:id/test")
-      .setPath(WebhookPath)
+    onWebhook(HttpApiEndpoint.post("test", "/api/partners/webhooks/:id/test"))
       .addSuccess(TestResponse)
-      .addError(WebhookNotFoundBody)
       .annotate(OpenApi.Summary, "Send a signed ping now")
   )
   .middleware(PartnerAuth)

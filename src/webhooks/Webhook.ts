@@ -98,13 +98,16 @@ export type UpdateWebhook = typeof UpdateWebhook.Type
 // Path and query structs carry no `identifier`: the OpenAPI generator turns a struct into parameters only when
 // it is inlined (an identifier makes it a `$ref`, and every parameter would be dropped).
 
-/** Any string: an id that is not a uuid is simply not found (404), like an unknown one. */
-export const WebhookPath = Schema.Struct({
-  id: Schema.propertySignature(Schema.String).annotations({
-    description: "The webhook endpoint's id (a uuid, as endpoint 10 answered it).",
-    examples: ["3c9b2f4e-1a7d-4e8b-9c60-5d2e1f0a7b84"]
-  })
-}).annotations(requestOptions)
+/** A path's `:id`, any string: an id that is not a uuid is simply not found (404), like an unknown one. */
+const IdPath = (description: string, example: string) =>
+  Schema.Struct({
+    id: Schema.propertySignature(Schema.String).annotations({ description, examples: [example] })
+  }).annotations(requestOptions)
+
+export const WebhookPath = IdPath(
+  "The webhook endpoint's id (a uuid, as endpoint 10 answered it).",
+  "3c9b2f4e-1a7d-4e8b-9c60-5d2e1f0a7b84"
+)
 
 export const WebhookEndpoint = Schema.Struct({
   id: Schema.String,
@@ -210,12 +213,10 @@ export const DeliveryList = Schema.Struct({ deliveries: Schema.Array(Delivery) }
   examples: [{ deliveries: [EXAMPLE_DELIVERY] }]
 })
 
-export const DeliveryPath = Schema.Struct({
-  id: Schema.propertySignature(Schema.String).annotations({
-    description: "The delivery's id (`id` in endpoint 15's list).",
-    examples: ["8a1d5e2c-6f3b-4c9a-b7e0-1d2c3b4a5f60"]
-  })
-}).annotations(requestOptions)
+export const DeliveryPath = IdPath(
+  "The delivery's id (`id` in endpoint 15's list).",
+  "8a1d5e2c-6f3b-4c9a-b7e0-1d2c3b4a5f60"
+)
 
 export const RedeliverResponse = Schema.Struct({
   ok: Schema.Boolean,

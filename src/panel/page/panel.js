@@ -254,6 +254,13 @@
       )
     )
 
+  /** The muted line that stands for an empty list. */
+  const none = (key) => h("p", { class: "muted", text: key })
+
+  /** `rows` as a table, or the muted line `emptyKey` when there are none. */
+  const tableOrNone = (emptyKey, captionKey, columns, rows) =>
+    rows.length === 0 ? none(emptyKey) : table(captionKey, columns, rows)
+
   const intro = (key, args) => h("p", { class: "intro", text: [key, args] })
 
   /** A status or error line of a form or a section; empty and hidden until used. */
@@ -560,6 +567,19 @@
     return text === "" ? "" : `?${text}`
   }
 
+  /**
+   * A list's filter form: its title for screen readers (a `heading` element with `id`), the fields, and the
+   * submit button labelled `submit`.
+   */
+  const filterForm = ({ id, heading, submit }, fields) =>
+    h(
+      "form",
+      { novalidate: true, class: "filters", "aria-labelledby": id },
+      h(heading, { id, class: "sr-only", text: "filtersTitle" }),
+      ...fields,
+      h("div", { class: "filter-actions" }, h("button", { type: "submit", class: "primary", text: submit }))
+    )
+
   /** A section that could not load: why, and a retry. */
   const loadFailed = (container, res, retry) => {
     const key = res.status === 0 ? "err_network" : "err_load"
@@ -571,6 +591,24 @@
         h("button", { type: "button", class: "secondary", text: "retry", onclick: retry })
       )
     )
+  }
+
+  /**
+   * A screen's first load: a loading body (after the screen's intro, if it has one), then the body of `path`'s
+   * answer. Null when the visitor left the screen meanwhile, or when the load failed, which the body then shows
+   * with a retry.
+   */
+  const loadScreen = async (section, live, { screen, path, intro: introKey }) => {
+    const body = h("div", { class: "stack" }, loading())
+    if (introKey === undefined) section.append(body)
+    else section.append(intro(introKey), body)
+    const res = await api("GET", path)
+    if (!live()) return null
+    if (res.status !== 200) {
+      loadFailed(body, res, () => showScreen(screen, true))
+      return null
+    }
+    return { body, data: res.body }
   }
 
   // ------------------------------------------------------------------------------------------------------------
@@ -857,12 +895,9 @@
   // Overview: the account, the test environment, sign-out
 
   const overviewScreen = async (section, live) => {
-    const body = h("div", { class: "stack" }, loading())
-    section.append(body)
-    const res = await api("GET", "/account")
-    if (!live()) return
-    if (res.status !== 200) return loadFailed(body, res, () => showScreen("overview", true))
-    const account = res.body
+    const loaded = await loadScreen(section, live, { screen: "overview", path: "/account" })
+    if (loaded === null) return
+    const { body, data: account } = loaded
     state.account = account
     fill(
       body,
@@ -905,21 +940,19 @@
       const alerts = res.body.alerts
       fill(
         body,
-        alerts.length === 0
-          ? h("p", { class: "muted", text: "noAlerts" })
-          : table("alertsCaption", [
-            { label: "col_time", cell: (alert) => instant(alert.created_at) },
-            {
-              label: "col_alert",
-              cell: (alert) => h("span", { text: [`alert_${alert.kind}`, { authority: (alert.authority ?? "").toUpperCase() }] })
-            },
-            { label: "col_about", cell: (alert) => alert.external_id ?? alert.endpoint_url ?? nothing() },
-            { label: "col_detail", cell: (alert) => alert.message },
-            {
-              label: "col_state",
-              cell: (alert) => alert.resolved_at === null ? badge("error", "alertOpen") : badge("ok", "alertResolved")
-            }
-          ], alerts)
+        tableOrNone("noAlerts", "alertsCaption", [
+          { label: "col_time", cell: (alert) => instant(alert.created_at) },
+          {
+            label: "col_alert",
+            cell: (alert) => h("span", { text: [`alert_${alert.kind}`, { authority: (alert.authority ?? "").toUpperCase() }] })
+          },
+          { label: "col_about", cell: (alert) => alert.external_id ?? alert.endpoint_url ?? nothing() },
+          { label: "col_detail", cell: (alert) => alert.message },
+          {
+            label: "col_state",
+            cell: (alert) => alert.resolved_at === null ? badge("error", "alertOpen") : badge("ok", "alertResolved")
+          }
+        ], alerts)
       )
     })
     return card
@@ -999,7 +1032,7 @@
       if (!live()) return
       if (res.status !== 200) return loadFailed(list, res, reload)
       const keys = res.body.keys
-      if (keys.length === 0) return fill(list, h("p", { class: "muted", text: "noKeys" }))
+      if (keys.length === 0) return fill(list, none("noKeys"))
       fill(
         list,
         table("keysTableCaption", [
@@ -1147,12 +1180,13 @@
   ]
 
   const propertiesScreen = async (section, live) => {
-    const body = h("div", { class: "stack" }, loading())
-    section.append(intro("propertiesIntro"), body)
-    const res = await api("GET", "/properties")
-    if (!live()) return
-    if (res.status !== 200) return loadFailed(body, res, () => showScreen("properties", true))
-    const properties = res.body.properties
+    const loaded = await loadScreen(section, live, {
+      screen: "properties",
+      path: "/properties",
+      intro: "propertiesIntro"
+    })
+    if (loaded === null) return
+    const { body, data: { properties } } = loaded
     for (const property of properties) state.propertyNames.set(property.property_id, property.name)
     fill(
       body,
@@ -1163,7 +1197,7 @@
           { class: "stack", "aria-labelledby": `properties-${environment}` },
           h("h2", { id: `properties-${environment}`, text: `propertiesOf_${environment}` }),
           mine.length === 0
-            ? h("p", { class: "muted", text: `noProperties_${environment}` })
+            ? none(`noProperties_${environment}`)
             : mine.map((property) => propertyCard(property, live))
         )
       })
@@ -1279,15 +1313,11 @@
     const status = h("select", {}, options(RULES.deliveryStatuses.map((value) => [value, `delivery_${value}`]), "all"))
     const event = h("select", {}, options(RULES.events.map((value) => [value, `event_${value}`]), "allEvents"))
     const externalId = input({ maxlength: LIMITS.search, spellcheck: "false", autocomplete: "off" })
-    const filters = h(
-      "form",
-      { novalidate: true, class: "filters", "aria-labelledby": "deliveries-filter-title" },
-      h("h3", { id: "deliveries-filter-title", class: "sr-only", text: "filtersTitle" }),
+    const filters = filterForm({ id: "deliveries-filter-title", heading: "h3", submit: "filter" }, [
       field("d-status", "status", status, { label: "col_status" }),
       field("d-event", "event", event, { label: "col_event" }),
-      field("d-external_id", "external_id", externalId, { label: "col_externalId" }),
-      h("div", { class: "filter-actions" }, h("button", { type: "submit", class: "primary", text: "filter" }))
-    )
+      field("d-external_id", "external_id", externalId, { label: "col_externalId" })
+    ])
     let polls = 0
 
     const loadEndpoints = async () => {
@@ -1295,7 +1325,7 @@
       if (!live()) return
       if (res.status !== 200) return loadFailed(endpoints, res, loadEndpoints)
       const list = res.body.endpoints
-      fill(endpoints, list.length === 0 ? h("p", { class: "muted", text: "noEndpoints" }) : list.map(endpointCard))
+      fill(endpoints, list.length === 0 ? none("noEndpoints") : list.map(endpointCard))
     }
 
     const endpointCard = (endpoint) => {
@@ -1369,7 +1399,7 @@
         return null
       }
       const list = res.body.deliveries
-      fill(deliveries, list.length === 0 ? h("p", { class: "muted", text: "noDeliveries" }) : list.map(deliveryCard))
+      fill(deliveries, list.length === 0 ? none("noDeliveries") : list.map(deliveryCard))
       if (focusOn !== undefined) byId(`delivery-${focusOn}`)?.focus()
       return list
     }
@@ -1428,20 +1458,18 @@
           delivery.delivered_at === null ? null : ["col_deliveredAt", instant(delivery.delivered_at)],
           ["col_eventId", h("code", {}, delivery.event_id)]
         ], true),
-        attempts.length === 0
-          ? h("p", { class: "muted", text: "noAttempts" })
-          : table("attemptsCaption", [
-            { label: "col_time", cell: (attempt) => instant(attempt.attempted_at) },
-            {
-              label: "col_httpStatus",
-              cell: (attempt) => attempt.http_status === null ? nothing() : `${attempt.http_status}`
-            },
-            {
-              label: "col_duration",
-              cell: (attempt) => h("span", { text: ["milliseconds", { ms: { n: attempt.duration_ms } }] })
-            },
-            { label: "col_error", cell: (attempt) => attempt.error ?? nothing() }
-          ], attempts),
+        tableOrNone("noAttempts", "attemptsCaption", [
+          { label: "col_time", cell: (attempt) => instant(attempt.attempted_at) },
+          {
+            label: "col_httpStatus",
+            cell: (attempt) => attempt.http_status === null ? nothing() : `${attempt.http_status}`
+          },
+          {
+            label: "col_duration",
+            cell: (attempt) => h("span", { text: ["milliseconds", { ms: { n: attempt.duration_ms } }] })
+          },
+          { label: "col_error", cell: (attempt) => attempt.error ?? nothing() }
+        ], attempts),
         h("div", { class: "actions" }, redeliver)
       )
     }
@@ -1566,16 +1594,12 @@
     const from = input({ type: "date" })
     const to = input({ type: "date" })
     const search = input({ type: "search", maxlength: LIMITS.search, spellcheck: "false", autocomplete: "off" })
-    const filters = h(
-      "form",
-      { novalidate: true, class: "filters", "aria-labelledby": "reservations-filter-title" },
-      h("h2", { id: "reservations-filter-title", class: "sr-only", text: "filtersTitle" }),
+    const filters = filterForm({ id: "reservations-filter-title", heading: "h2", submit: "search" }, [
       field("r-status", "status", status, { label: "col_status" }),
       field("r-from", "from", from, { label: "field_from" }),
       field("r-to", "to", to, { label: "field_to" }),
-      field("r-q", "q", search, { label: "field_search" }),
-      h("div", { class: "filter-actions" }, h("button", { type: "submit", class: "primary", text: "search" }))
-    )
+      field("r-q", "q", search, { label: "field_search" })
+    ])
     let shown = []
     let cursor = null
 
@@ -1587,7 +1611,7 @@
     }
 
     const render = () => {
-      if (shown.length === 0) return fill(results, h("p", { class: "muted", text: "noReservations" }))
+      if (shown.length === 0) return fill(results, none("noReservations"))
       const more = cursor === null ? null : actionButton({ class: "secondary", text: "loadMore" }, () => load(true))
       fill(
         results,
@@ -1770,25 +1794,23 @@
         details([["holderLabel", list.holder]]),
         form,
         h("h2", { id: "members-title", tabindex: "-1", text: "membersListTitle" }),
-        list.members.length === 0
-          ? h("p", { class: "muted", text: "noMembers" })
-          : table("membersCaption", [
-            { label: "col_email", cell: (member) => member.email },
-            { label: "col_addedBy", cell: (member) => member.added_by },
-            { label: "col_addedAt", cell: (member) => instant(member.added_at) },
-            ...(holder
-              ? [{
-                label: "col_actions",
-                className: "cell-actions",
-                cell: (member) =>
-                  actionButton({
-                    class: "danger small",
-                    text: "removeMember",
-                    "aria-label": { t: "removeMemberLabel", args: { email: member.email } }
-                  }, () => remove(member))
-              }]
-              : [])
-          ], list.members)
+        tableOrNone("noMembers", "membersCaption", [
+          { label: "col_email", cell: (member) => member.email },
+          { label: "col_addedBy", cell: (member) => member.added_by },
+          { label: "col_addedAt", cell: (member) => instant(member.added_at) },
+          ...(holder
+            ? [{
+              label: "col_actions",
+              className: "cell-actions",
+              cell: (member) =>
+                actionButton({
+                  class: "danger small",
+                  text: "removeMember",
+                  "aria-label": { t: "removeMemberLabel", args: { email: member.email } }
+                }, () => remove(member))
+            }]
+            : [])
+        ], list.members)
       )
     }
 
@@ -1805,30 +1827,25 @@
   // Audit log: newest first
 
   const auditScreen = async (section, live) => {
-    const body = h("div", { class: "stack" }, loading())
-    section.append(intro("auditIntro"), body)
-    const res = await api("GET", "/audit?limit=100")
-    if (!live()) return
-    if (res.status !== 200) return loadFailed(body, res, () => showScreen("audit", true))
-    const entries = res.body.entries
+    const loaded = await loadScreen(section, live, { screen: "audit", path: "/audit?limit=100", intro: "auditIntro" })
+    if (loaded === null) return
+    const { body, data: { entries } } = loaded
     fill(
       body,
-      entries.length === 0
-        ? h("p", { class: "muted", text: "noAudit" })
-        : table("auditCaption", [
-          { label: "col_time", cell: (entry) => instant(entry.at) },
-          { label: "col_who", cell: (entry) => entry.actor_email },
-          {
-            label: "col_action",
-            // An action this page does not know yet is shown as the server names it.
-            cell: (entry) => {
-              const key = `audit_${entry.action}`
-              return key in TEXTS.es ? h("span", { text: key }) : entry.action
-            }
-          },
-          { label: "col_target", cell: (entry) => entry.target ?? nothing() },
-          { label: "col_ip", cell: (entry) => entry.ip ?? nothing() }
-        ], entries)
+      tableOrNone("noAudit", "auditCaption", [
+        { label: "col_time", cell: (entry) => instant(entry.at) },
+        { label: "col_who", cell: (entry) => entry.actor_email },
+        {
+          label: "col_action",
+          // An action this page does not know yet is shown as the server names it.
+          cell: (entry) => {
+            const key = `audit_${entry.action}`
+            return key in TEXTS.es ? h("span", { text: key }) : entry.action
+          }
+        },
+        { label: "col_target", cell: (entry) => entry.target ?? nothing() },
+        { label: "col_ip", cell: (entry) => entry.ip ?? nothing() }
+      ], entries)
     )
   }
 
