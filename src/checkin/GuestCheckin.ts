@@ -31,10 +31,9 @@ const notFound = () =>
 export class GuestCheckin extends Effect.Service<GuestCheckin>()("checkin/GuestCheckin", {
   dependencies: [ReservationRepo.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const reservations = yield* Reservations
-    const repo = yield* ReservationRepo
-    const store = yield* DocumentStore
+    const { sql, reservations, repo, store } = yield* Effect.all({
+      sql: SqlClient.SqlClient, reservations: Reservations, repo: ReservationRepo, store: DocumentStore
+    })
     const fs = yield* Effect.provide(FileSystem.FileSystem, BunFileSystem.layer)
 
     /** The reservation of a live token, with what the page needs of its property. */

@@ -85,11 +85,10 @@ const decodeCursor = (cursor: string) => Schema.decodeUnknownOption(Cursor)(Buff
 export class ReportOps extends Effect.Service<ReportOps>()("compliance/ReportOps", {
   dependencies: [ReservationRepo.Default, TraSubmissions.Default, SireRecords.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const repo = yield* ReservationRepo
-    const reservations = yield* Reservations
-    const submissions = yield* TraSubmissions
-    const records = yield* SireRecords
+    const { sql, repo, reservations, submissions, records } = yield* Effect.all({
+      sql: SqlClient.SqlClient, repo: ReservationRepo, reservations: Reservations, submissions: TraSubmissions,
+      records: SireRecords
+    })
 
     /**
      * `cli reports list`: live reports pending or in error, by due date, a page at a time (`next_cursor`, null on

@@ -49,13 +49,10 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
     ReferenceStore.Default
   ],
   effect: Effect.gen(function*() {
-    const due = yield* DueReports
-    const tra = yield* TraReporting
-    const sire = yield* SireReporting
-    const records = yield* SireRecords
-    const referenceStore = yield* ReferenceStore
-    const reservations = yield* Reservations
-    const config = yield* AppConfig
+    const { due, tra, sire, records, referenceStore, reservations, config } = yield* Effect.all({
+      due: DueReports, tra: TraReporting, sire: SireReporting, records: SireRecords, referenceStore: ReferenceStore,
+      reservations: Reservations, config: AppConfig
+    })
     const failpoint = Failpoints.make(config.failpoints)
 
     const run = (options: RunOptions = {}) =>

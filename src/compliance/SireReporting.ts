@@ -126,11 +126,10 @@ const parts = (movements: ReadonlyArray<MovementRow>, guests: ReadonlyArray<Gues
 export class SireReporting extends Effect.Service<SireReporting>()("compliance/SireReporting", {
   dependencies: [SireRecords.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const gateway = yield* SireGateway
-    const records = yield* SireRecords
-    const reservations = yield* Reservations
-    const config = yield* AppConfig
+    const { sql, gateway, records, reservations, config } = yield* Effect.all({
+      sql: SqlClient.SqlClient, gateway: SireGateway, records: SireRecords, reservations: Reservations,
+      config: AppConfig
+    })
     const failpoint = Failpoints.make(config.failpoints)
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)

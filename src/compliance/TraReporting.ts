@@ -86,10 +86,9 @@ const roundParts = (rows: ReadonlyArray<SubmissionRow>, guests: ReadonlyArray<Gu
 export class TraReporting extends Effect.Service<TraReporting>()("compliance/TraReporting", {
   dependencies: [TraSubmissions.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const tra = yield* TraClient
-    const submissions = yield* TraSubmissions
-    const reservations = yield* Reservations
+    const { sql, tra, submissions, reservations } = yield* Effect.all({
+      sql: SqlClient.SqlClient, tra: TraClient, submissions: TraSubmissions, reservations: Reservations
+    })
     const failpoint = Failpoints.make((yield* AppConfig).failpoints)
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)

@@ -52,10 +52,9 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
   // Reservations comes from the composition root, with the ports it needs (`App.ReservationsLayer`).
   dependencies: [],
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const reservations = yield* Reservations
-    const http = yield* SafeHttp
-    const store = yield* DocumentStore
+    const { sql, reservations, http, store } = yield* Effect.all({
+      sql: SqlClient.SqlClient, reservations: Reservations, http: SafeHttp, store: DocumentStore
+    })
 
     const queue = yield* JobQueue.make({ kind: "document photo", table: "document_fetches", lease: PHOTO_LEASE })
 

@@ -34,11 +34,10 @@ export class Retention extends Effect.Service<Retention>()("documents/Retention"
   // Reservations comes from the composition root, with the ports it needs (`App.ReservationsLayer`).
   dependencies: [ReservationRepo.Default, SireRecords.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const repo = yield* ReservationRepo
-    const reservations = yield* Reservations
-    const store = yield* DocumentStore
-    const sire = yield* SireRecords
+    const { sql, repo, reservations, store, sire } = yield* Effect.all({
+      sql: SqlClient.SqlClient, repo: ReservationRepo, reservations: Reservations, store: DocumentStore,
+      sire: SireRecords
+    })
 
     /** Photos; answers how many guests' documents were deleted. */
     const run = Effect.gen(function*() {

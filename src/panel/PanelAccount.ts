@@ -77,18 +77,14 @@ const badCursor = () =>
 export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAccount", {
   dependencies: [Audit.Default, ReservationRepo.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const accounts = yield* Accounts
-    const sandbox = yield* Sandbox
-    const properties = yield* Properties
-    const endpoints = yield* WebhookEndpoints
-    const deliveries = yield* Deliveries
-    const reservations = yield* Reservations
-    const partnerReservations = yield* PartnerReservations
-    const repo = yield* ReservationRepo
-    const auth = yield* PanelAuth
-    const audit = yield* Audit
-    const alertList = yield* Alerts
+    const {
+      sql, accounts, sandbox, properties, endpoints, deliveries, reservations, partnerReservations, repo, auth, audit,
+      alertList
+    } = yield* Effect.all({
+      sql: SqlClient.SqlClient, accounts: Accounts, sandbox: Sandbox, properties: Properties,
+      endpoints: WebhookEndpoints, deliveries: Deliveries, reservations: Reservations,
+      partnerReservations: PartnerReservations, repo: ReservationRepo, auth: PanelAuth, audit: Audit, alertList: Alerts
+    })
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
     const record = (user: PanelUser, action: AuditAction, target: string | null = null) =>

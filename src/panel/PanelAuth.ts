@@ -136,12 +136,9 @@ const sessionByToken = (sql: SqlClient.SqlClient) =>
 export class PanelAuth extends Effect.Service<PanelAuth>()("panel/PanelAuth", {
   dependencies: [Accounts.Default, MailQueue.Default, Audit.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const accounts = yield* Accounts
-    const mail = yield* MailQueue
-    const audit = yield* Audit
-    const limits = yield* RateLimits
-    const config = yield* AppConfig
+    const { sql, accounts, mail, audit, limits, config } = yield* Effect.all({
+      sql: SqlClient.SqlClient, accounts: Accounts, mail: MailQueue, audit: Audit, limits: RateLimits, config: AppConfig
+    })
 
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
     const codesOf = liveCodes(sql)

@@ -128,11 +128,10 @@ export interface Applied<A> {
 export class Reservations extends Effect.Service<Reservations>()("reservations/Reservations", {
   dependencies: [ReservationRepo.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const repo = yield* ReservationRepo
-    const eventLog = yield* ReservationEvents
-    const photos = yield* PhotoQueue
-    const simulated = yield* SimulatedAuthorities
+    const { sql, repo, eventLog, photos, simulated } = yield* Effect.all({
+      sql: SqlClient.SqlClient, repo: ReservationRepo, eventLog: ReservationEvents, photos: PhotoQueue,
+      simulated: SimulatedAuthorities
+    })
     const { publicBaseUrl } = yield* AppConfig
 
     const views = makeViews(publicBaseUrl)

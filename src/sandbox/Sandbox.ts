@@ -15,10 +15,9 @@ import { SandboxExists } from "../shared/errors.ts"
 export class Sandbox extends Effect.Service<Sandbox>()("sandbox/Sandbox", {
   dependencies: [Accounts.Default, ApiKeys.Default, Properties.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const accounts = yield* Accounts
-    const keys = yield* ApiKeys
-    const properties = yield* Properties
+    const { sql, accounts, keys, properties } = yield* Effect.all({
+      sql: SqlClient.SqlClient, accounts: Accounts, keys: ApiKeys, properties: Properties
+    })
 
     const create = (accountId: string, options: { readonly once?: boolean } = {}) =>
       Effect.gen(function*() {

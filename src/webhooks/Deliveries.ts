@@ -73,10 +73,9 @@ const memoisedSecrets = (box: SecretBoxShape) => {
 export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliveries", {
   dependencies: [ReservationRepo.Default, DeliveryStore.Default, Outbox.Default],
   scoped: Effect.gen(function*() {
-    const store = yield* DeliveryStore
-    const outbox = yield* Outbox
-    const http = yield* SafeHttp
-    const reservations = yield* ReservationRepo
+    const { store, outbox, http, reservations } = yield* Effect.all({
+      store: DeliveryStore, outbox: Outbox, http: SafeHttp, reservations: ReservationRepo
+    })
     const secrets = memoisedSecrets(yield* SecretBox)
     const queue = yield* JobQueue.make({ kind: "webhook delivery", table: "webhook_deliveries", lease: DELIVERY_LEASE })
     const record = yield* DeliveryRecorder.make(store.write, queue.settled)

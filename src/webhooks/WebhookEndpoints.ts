@@ -46,10 +46,9 @@ export const webhookNotFound = (id: string) =>
 export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("webhooks/WebhookEndpoints", {
   dependencies: [DeliveryStore.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const deliveries = yield* DeliveryStore
-    const http = yield* SafeHttp
-    const box = yield* SecretBox
+    const { sql, deliveries, http, box } = yield* Effect.all({
+      sql: SqlClient.SqlClient, deliveries: DeliveryStore, http: SafeHttp, box: SecretBox
+    })
 
     /** Spec rule 9 / design §7: only public HTTPS (unless WEBHOOK_ALLOW_PRIVATE_URLS). */
     const checkUrl = (url: string) =>
