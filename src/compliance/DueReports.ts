@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Duration, Effect, Exit, Option, Redacted, Schedule, Schema } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
+import { ReportingSettingsFields } from "../properties/Property.ts"
 import * as ReportQueue from "../reservations/ReportQueue.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import type { GuestRow, ReservationRow } from "../reservations/ReservationRow.ts"
@@ -19,13 +20,8 @@ export const CLAIM_BATCH = 100
 export const ReportingProfile = Schema.Struct({
   tra_token: Schema.NullOr(Schema.Redacted(Schema.String)),
   name: Schema.String,
-  establishment_name: Schema.NullOr(Schema.String),
   rnt_id: Schema.NullOr(Schema.String),
-  tipo_acomodacion: Schema.NullOr(Schema.String),
-  /** `numero_habitacion` when the reservation has no `room_number` (design §6.10). */
-  default_room: Schema.NullOr(Schema.String),
-  sire_hotel_code: Schema.NullOr(Schema.String),
-  sire_city_code: Schema.NullOr(Schema.String)
+  ...ReportingSettingsFields
 }).annotations({ identifier: "ReportingProfile" })
 export type ReportingProfile = typeof ReportingProfile.Type
 

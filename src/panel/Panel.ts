@@ -1,5 +1,5 @@
 import { Context, Schema } from "effect"
-import { Property } from "../properties/Property.ts"
+import { Property, ReportingSettingsFields } from "../properties/Property.ts"
 import {
   Email,
   IsoDate,
@@ -243,11 +243,7 @@ const Digits = StoredString.pipe(
 export const PropertySettings = Schema.Struct({
   /** Never returned: the answer says only whether one is set. */
   tra_token_set: Schema.Boolean,
-  establishment_name: Schema.NullOr(Schema.String),
-  tipo_acomodacion: Schema.NullOr(Schema.String),
-  default_room: Schema.NullOr(Schema.String),
-  sire_hotel_code: Schema.NullOr(Schema.String),
-  sire_city_code: Schema.NullOr(Schema.String)
+  ...ReportingSettingsFields
 }).annotations({ identifier: "PanelPropertySettings" })
 
 export const PanelProperty = Schema.Struct({

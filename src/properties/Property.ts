@@ -9,6 +9,20 @@ import {
 import type { Environment } from "../shared/Environment.ts"
 import { StoredString } from "../shared/StoredString.ts"
 
+/**
+ * A property's reporting settings as stored (design §6.10), beside its TRA token: what a report run builds the
+ * reports from and what the panel shows and edits. One list for both (`DueReports.ReportingProfile`,
+ * `panel/Panel.PropertySettings`).
+ */
+export const ReportingSettingsFields = {
+  establishment_name: Schema.NullOr(Schema.String),
+  tipo_acomodacion: Schema.NullOr(Schema.String),
+  /** `numero_habitacion` when the reservation has no `room_number` (design §6.10). */
+  default_room: Schema.NullOr(Schema.String),
+  sire_hotel_code: Schema.NullOr(Schema.String),
+  sire_city_code: Schema.NullOr(Schema.String)
+}
+
 /** Examples for the OpenAPI document, typed by the schemas they illustrate. */
 const EXAMPLE_PROPERTY = {
   property_id: "0d6f1c9a-8b3e-4f2a-9c71-5e4b3a2d1f08",
