@@ -9,6 +9,7 @@ import {
 } from "@effect/platform"
 import { Effect, Either, Inspectable, Predicate, type Scope, Stream } from "effect"
 import * as MP from "multipasta"
+import { concatBytes } from "../shared/Bytes.ts"
 
 /**
  * How every entrance's request body is read (design §6.2): the byte limit enforced while reading, chunked or
@@ -135,16 +136,6 @@ export const scanJson = (text: string, maxDepth: number = MAX_JSON_DEPTH): ScanI
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
-const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
-  if (chunks.length === 1) return chunks[0]!
-  const out = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    out.set(chunk, offset)
-    offset += chunk.length
-  }
-  return out
-}
 
 /**
  * The whole body, at most `limit` bytes. With a `Content-Length` (already checked against the limit, and
@@ -167,7 +158,7 @@ const readBytes = (
   }).pipe(
     Effect.mapError(unreadable),
     Effect.flatMap((read) =>
-      read.size > limit ? Effect.fail<Refusal>({ _tag: "TooLarge" }) : Effect.succeed(concat(read.chunks, read.size))
+      read.size > limit ? Effect.fail<Refusal>({ _tag: "TooLarge" }) : Effect.succeed(concatBytes(read.chunks, read.size))
     )
   )
 }
@@ -300,7 +291,7 @@ class FilePart extends PartBase implements Multipart.File {
     return Stream.fromIterable(this.chunks)
   }
   get contentEffect(): Effect.Effect<Uint8Array, Multipart.MultipartError> {
-    return Effect.sync(() => concat(this.chunks, this.chunks.reduce((size, chunk) => size + chunk.length, 0)))
+    return Effect.sync(() => concatBytes(this.chunks, this.chunks.reduce((size, chunk) => size + chunk.length, 0)))
   }
   toJSON(): unknown {
     const { key, name, contentType } = this

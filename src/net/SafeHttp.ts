@@ -3,6 +3,7 @@ import { Cause, Clock, Context, Duration, Effect, Either, Exit, FiberId, FiberRe
 import { lookup } from "node:dns/promises"
 import { errorCode } from "./ErrorCode.ts"
 import { addressProblem, canonicalIp, checkUrl, type Target, UnsafeUrl, type UrlPolicy } from "./UrlSafety.ts"
+import { concatBytes } from "../shared/Bytes.ts"
 
 /**
  * Outbound HTTP to partner-supplied URLs (webhook deliveries, document photo downloads), pinned to the address
@@ -201,15 +202,6 @@ interface CheckedRequest {
   readonly stream: boolean
 }
 
-const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
-  const body = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    body.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return body
-}
 
 const unreachable = (cause: unknown) => UNREACHABLE.has(errorCode(cause) ?? "")
 
@@ -285,7 +277,7 @@ const readBody = async (response: Response, target: Target, max: number, signal:
     const next = await reader.read().catch((cause) => {
       throw broke(cause)
     })
-    if (next.done) return concat(chunks, size)
+    if (next.done) return concatBytes(chunks, size)
     size += next.value.byteLength
     if (size > max) {
       await reader.cancel().catch(() => undefined)
