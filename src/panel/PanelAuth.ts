@@ -144,25 +144,23 @@ export class PanelAuth extends Effect.Service<PanelAuth>()("panel/PanelAuth", {
     const codesOf = liveCodes(sql)
     const sessionOf = sessionByToken(sql)
 
-    /** Design §8: at most 5 codes per e-mail and 30 per client IP per hour (429 rate_limited). */
+    /**
+     * Design §8: at most 5 codes per e-mail and 30 per client IP per hour (429 rate_limited). A request spends
+     * the e-mail's budget first, then the address's (when known); the first one spent stops it.
+     */
     const limitCodeRequests = (email: string, ip: string | null) =>
-      Effect.gen(function*() {
-        const perEmail = yield* limits.consumeKey({
-          key: `panel:code:email:${email}`,
-          limit: CODES_PER_EMAIL_PER_HOUR,
-          window: Duration.hours(1),
-          what: "code requests for this e-mail"
-        })
-        if (!perEmail.allowed) return yield* perEmail.error
-        if (ip === null) return
-        const perIp = yield* limits.consumeKey({
-          key: `panel:code:ip:${ip}`,
-          limit: CODES_PER_IP_PER_HOUR,
-          window: Duration.hours(1),
-          what: "code requests from this address"
-        })
-        if (!perIp.allowed) return yield* perIp.error
-      })
+      Effect.forEach(
+        [
+          { key: `panel:code:email:${email}`, limit: CODES_PER_EMAIL_PER_HOUR, what: "code requests for this e-mail" },
+          ...(ip === null
+            ? []
+            : [{ key: `panel:code:ip:${ip}`, limit: CODES_PER_IP_PER_HOUR, what: "code requests from this address" }])
+        ],
+        (budget) =>
+          Effect.flatMap(limits.consumeKey({ ...budget, window: Duration.hours(1) }), (decision) =>
+            decision.allowed ? Effect.void : decision.error),
+        { discard: true }
+      )
 
     /** Writes a code (hashed) and answers its id and the code itself, for the e-mail. */
     const issueCode = (row: CodeRequest) =>
