@@ -64,10 +64,14 @@ test("claims due rows once, oldest due first, counting the attempt; a second cla
   })
 })
 
+// Rows are made due a second ago: PostgreSQL's now() has microseconds, the service's clock milliseconds, so a row
+// made "now" can still be a fraction of a millisecond in the future at a claim in the same millisecond.
+const DUE = "now() - interval '1 second'"
+
 test("settle writes the outcome and gives the lease back; release gives leases back; renew keeps only what is still ours", async () => {
   await db.query("DELETE FROM jobs")
   await db.query(
-    "INSERT INTO jobs (id, state, next_attempt_at) VALUES ($1, 'pending', now()), ($2, 'pending', now()), ($3, 'pending', now())",
+    `INSERT INTO jobs (id, state, next_attempt_at) VALUES ($1, 'pending', ${DUE}), ($2, 'pending', ${DUE}), ($3, 'pending', ${DUE})`,
     [...ids]
   )
   const result = await runtime.runPromise(Effect.gen(function*() {
@@ -95,7 +99,7 @@ test("settle writes the outcome and gives the lease back; release gives leases b
 
 test("a stopping process gives back, through the registry, what its queue still holds", async () => {
   await db.query("DELETE FROM jobs")
-  await db.query("INSERT INTO jobs (id, state, next_attempt_at) VALUES ($1, 'pending', now()), ($2, 'pending', now())", [ids[0], ids[1]])
+  await db.query(`INSERT INTO jobs (id, state, next_attempt_at) VALUES ($1, 'pending', ${DUE}), ($2, 'pending', ${DUE})`, [ids[0], ids[1]])
   const released = await runtime.runPromise(Effect.gen(function*() {
     const registry = yield* JobLeases.make
     return yield* Effect.gen(function*() {
