@@ -53,45 +53,37 @@ const Wording = Schema.String.pipe(
   })
 )
 
-const orNull = (value: string | undefined) => value ?? null
+/** A table over `keys`; a key outside them is refused with `rule`, by default the list of them. */
+const table = <Name extends TableName>(
+  name: Name,
+  description: string,
+  keys: ReadonlyArray<string>,
+  columns: { readonly value: Schema.Schema<string>; readonly gaps: boolean; readonly rule?: string },
+  lookup: (data: ReferenceData, key: string) => string | undefined
+): Table & { readonly name: Name } => ({
+  name,
+  description,
+  keys,
+  key: member(keys, columns.rule ?? oneOf(keys)),
+  value: columns.value,
+  gaps: columns.gaps,
+  lookup: (data, key) => lookup(data, key) ?? null
+})
 
 export const tables: { readonly [Name in TableName]: Table & { readonly name: Name } } = {
-  "sire-countries": {
-    name: "sire-countries",
-    description: "ISO 3166-1 alpha-2 country of nacionalidad, pais_procedencia or pais_residencia → SIRE country code",
-    keys: COUNTRY_CODES,
-    key: member(COUNTRY_CODES, "must be an assigned ISO 3166-1 alpha-2 country code in capitals, such as RU"),
-    value: SireCode,
-    gaps: true,
-    lookup: (data, key) => orNull(data.sireCountry(key))
-  },
-  "sire-documents": {
-    name: "sire-documents",
-    description: "tipo_documento → SIRE document code; none for Colombian documents",
-    keys: DocumentType.literals,
-    key: member(DocumentType.literals, oneOf(DocumentType.literals)),
-    value: SireCode,
-    gaps: true,
-    lookup: (data, key) => orNull(data.sireDocument(key))
-  },
-  "tra-documents": {
-    name: "tra-documents",
-    description: "tipo_documento → TRA tipo_identificacion label",
-    keys: DocumentType.literals,
-    key: member(DocumentType.literals, oneOf(DocumentType.literals)),
-    value: Wording,
-    gaps: false,
-    lookup: (data, key) => orNull(data.traDocument(key))
-  },
-  "tra-motivos": {
-    name: "tra-motivos",
-    description: "motivo → TRA motivo wording",
-    keys: Motivo.literals,
-    key: member(Motivo.literals, oneOf(Motivo.literals)),
-    value: Wording,
-    gaps: false,
-    lookup: (data, key) => orNull(data.traMotivo(key))
-  }
+  "sire-countries": table(
+    "sire-countries",
+    "ISO 3166-1 alpha-2 country of nacionalidad, pais_procedencia or pais_residencia → SIRE country code",
+    COUNTRY_CODES,
+    { value: SireCode, gaps: true, rule: "must be an assigned ISO 3166-1 alpha-2 country code in capitals, such as RU" },
+    (data, key) => data.sireCountry(key)
+  ),
+  "sire-documents": table("sire-documents", "tipo_documento → SIRE document code; none for Colombian documents",
+    DocumentType.literals, { value: SireCode, gaps: true }, (data, key) => data.sireDocument(key)),
+  "tra-documents": table("tra-documents", "tipo_documento → TRA tipo_identificacion label",
+    DocumentType.literals, { value: Wording, gaps: false }, (data, key) => data.traDocument(key)),
+  "tra-motivos": table("tra-motivos", "motivo → TRA motivo wording",
+    Motivo.literals, { value: Wording, gaps: false }, (data, key) => data.traMotivo(key))
 }
 
 export const tableNames: ReadonlyArray<TableName> = TableName.literals

@@ -1,3 +1,5 @@
+import { Struct } from "effect"
+
 /**
  * Bodies of MinCIT's TRA web service for PMS providers (domain notes §1.3, §1.4, §6.2). Pure: no I/O, no clock,
  * no configuration. Values arrive already mapped to the TRA wording (document labels, motivo) by the caller;
@@ -84,13 +86,16 @@ const digits = (value: number, what: string): string => {
 
 /** The `GUEST_FIELDS` both bodies open with. */
 const guestFields = (stay: TraStay, guest: TraGuest): { readonly [K in (typeof GUEST_FIELDS)[number]]: string } => ({
-  // Built field by field, never spread: an extra property on the inputs must not reach the wire.
-  tipo_identificacion: guest.tipo_identificacion,
-  numero_identificacion: guest.numero_identificacion,
-  nombres: guest.nombres,
-  apellidos: guest.apellidos,
-  cuidad_residencia: guest.cuidad_residencia,
-  cuidad_procedencia: guest.cuidad_procedencia,
+  // Picked by name, never spread: an extra property on the inputs must not reach the wire.
+  ...Struct.pick(
+    guest,
+    "tipo_identificacion",
+    "numero_identificacion",
+    "nombres",
+    "apellidos",
+    "cuidad_residencia",
+    "cuidad_procedencia"
+  ),
   numero_habitacion: stay.numero_habitacion
 })
 
@@ -104,12 +109,7 @@ export const mainBody = (stay: TraStay, guest: TraGuest, companions: number): Tr
   ...guestFields(stay, guest),
   motivo: stay.motivo,
   numero_acompanantes: digits(companions, "numero_acompanantes"),
-  check_in: stay.check_in,
-  check_out: stay.check_out,
-  tipo_acomodacion: stay.tipo_acomodacion,
-  costo: stay.costo,
-  nombre_establecimiento: stay.nombre_establecimiento,
-  rnt_establecimiento: stay.rnt_establecimiento
+  ...Struct.pick(stay, "check_in", "check_out", "tipo_acomodacion", "costo", "nombre_establecimiento", "rnt_establecimiento")
 })
 
 /**
@@ -122,8 +122,7 @@ export const mainBody = (stay: TraStay, guest: TraGuest, companions: number): Tr
  */
 export const companionBody = (stay: TraStay, guest: TraGuest, padre: number): TraCompanionBody => ({
   ...guestFields(stay, guest),
-  check_in: stay.check_in,
-  check_out: stay.check_out,
+  ...Struct.pick(stay, "check_in", "check_out"),
   padre: digits(padre, "padre")
 })
 

@@ -11,13 +11,17 @@ import * as Metrics from "../shared/Metrics.ts"
  * answers the same queue figures (aggregate them with `max`, not `sum`).
  */
 
-/** Each queue's states, so a state that empties reads 0 rather than keeping its last value. */
+/**
+ * Each queue: its table, the column of its state, the column that gives a row's age (`created_at` for a job; a
+ * TRA or SIRE row is re-touched at each try, so `updated_at` is the closest it has), and its states, so a state
+ * that empties reads 0 rather than keeping its last value.
+ */
 const QUEUES = {
-  webhook_deliveries: ["pending", "delivered", "failed"],
-  mail: ["pending", "sent", "failed"],
-  document_fetches: ["pending", "stored", "failed"],
-  tra_submissions: ["pending", "accepted", "rejected"],
-  sire_movements: ["pending", "in_file", "accepted", "rejected"]
+  webhook_deliveries: { table: "webhook_deliveries", state: "status", age: "created_at", states: ["pending", "delivered", "failed"] },
+  mail: { table: "mail_outbox", state: "state", age: "created_at", states: ["pending", "sent", "failed"] },
+  document_fetches: { table: "document_fetches", state: "state", age: "created_at", states: ["pending", "stored", "failed"] },
+  tra_submissions: { table: "tra_submissions", state: "state", age: "updated_at", states: ["pending", "accepted", "rejected"] },
+  sire_movements: { table: "sire_movements", state: "state", age: "updated_at", states: ["pending", "in_file", "accepted", "rejected"] }
 } as const
 
 type Queue = keyof typeof QUEUES
@@ -46,24 +50,16 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const pool = yield* PgPool
 
-  // One statement per figure family. `created_at` is the age of a job; a TRA or SIRE row is re-touched at each
-  // try (`updated_at`), which is the closest it has.
-  const queues = sql<QueueRow>`
-    SELECT 'webhook_deliveries' AS queue, status AS state, count(*)::int AS items,
-      min(created_at) FILTER (WHERE status = 'pending') AS oldest
-    FROM webhook_deliveries GROUP BY status
-    UNION ALL
-    SELECT 'mail', state, count(*)::int, min(created_at) FILTER (WHERE state = 'pending')
-    FROM mail_outbox GROUP BY state
-    UNION ALL
-    SELECT 'document_fetches', state, count(*)::int, min(created_at) FILTER (WHERE state = 'pending')
-    FROM document_fetches GROUP BY state
-    UNION ALL
-    SELECT 'tra_submissions', state, count(*)::int, min(updated_at) FILTER (WHERE state = 'pending')
-    FROM tra_submissions GROUP BY state
-    UNION ALL
-    SELECT 'sire_movements', state, count(*)::int, min(updated_at) FILTER (WHERE state = 'pending')
-    FROM sire_movements GROUP BY state`
+  // One statement for every queue: a UNION ALL of one count per table.
+  const queues = sql<QueueRow>`${
+    sql.join(" UNION ALL ", false)(
+      Object.entries(QUEUES).map(([queue, { age, state, table }]) =>
+        sql`SELECT ${queue}::text AS queue, ${sql(state)}::text AS state, count(*)::int AS items,
+          min(${sql(age)}) FILTER (WHERE ${sql(state)} = 'pending') AS oldest
+          FROM ${sql(table)} GROUP BY ${sql(state)}`
+      )
+    )
+  }`
 
   /**
    * As `ReportOps.listings` counts them: the TRA is due on its `sends_on`, the SIRE entry on `check_in`, the exit
@@ -91,7 +87,7 @@ export const make = Effect.gen(function*() {
   const sample = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const rows = yield* queues
-    for (const [queue, states] of Object.entries(QUEUES)) {
+    for (const [queue, { states }] of Object.entries(QUEUES)) {
       for (const state of states) {
         const row = rows.find((r) => r.queue === queue && r.state === state)
         yield* Metric.set(queueGauge(queue, state), row?.items ?? 0)
