@@ -12,7 +12,7 @@ import * as Failpoints from "../shared/Failpoints.ts"
 import { type DueReservation, guestLabel } from "./DueReports.ts"
 import { Reference } from "./Reference.ts"
 import type { ReferenceData } from "./ReferenceData.ts"
-import { mappingWarning, sireFile, sireLine, type SirePlaces } from "./Sire.ts"
+import { mappingWarning, sireFile, sireGuest, sireLine, type SirePlaces } from "./Sire.ts"
 import { SireGateway } from "./SireGateway.ts"
 import { type Movement, type MovementRow, SireRecords } from "./SireRecords.ts"
 
@@ -88,16 +88,7 @@ const buildLines = (reference: ReferenceData, input: {
     const line = sireLine(reference, {
       hotelCode: input.hotelCode,
       cityCode: input.cityCode,
-      guest: {
-        tipo_documento: guest.tipo_documento,
-        numero_documento: guest.numero_documento,
-        nacionalidad: guest.nacionalidad ?? "",
-        apellido: guest.apellido,
-        nombre: guest.nombre,
-        fecha_nacimiento: guest.fecha_nacimiento,
-        pais_procedencia: guest.pais_procedencia,
-        pais_residencia: guest.pais_residencia
-      },
+      guest: sireGuest(guest),
       movement,
       date,
       places: input.places
