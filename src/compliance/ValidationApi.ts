@@ -1,0 +1,67 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { PartnerAuth } from "../auth/PartnerAuth.ts"
+import { PropertyErrors } from "../reservations/Api.ts"
+import { SubmitRegistration } from "../reservations/Reservation.ts"
+import { DuplicateDocumentBody, RegistrationRejectedBody, TrmUnavailableBody } from "../shared/errors.ts"
+
+/** What would hold or reject a report: the guest (its index in `guests`; null for the stay or the property). */
+export const ValidationProblem = Schema.Struct({
+  guest_index: Schema.NullOr(Schema.Int),
+  field: Schema.String,
+  message: Schema.String
+}).annotations({ identifier: "ValidationProblem" })
+
+/** Design §8b: what the TRA and SIRE would be sent for a registration, without storing or sending anything. */
+export const RegistrationValidation = Schema.Struct({
+  valid: Schema.Boolean.annotations({
+    description: "false when any problem would hold or reject a report (an unmapped value, a missing field or setting)"
+  }),
+  tra: Schema.Struct({
+    applies: Schema.Boolean,
+    would_send: Schema.Array(Schema.Struct({
+      guest_index: Schema.Int,
+      fields: Schema.Record({ key: Schema.String, value: Schema.NullOr(Schema.String) }).annotations({
+        description: "The body as posted to the TRA: /one/ for guests[0], /two/ for each companion, whose padre " +
+          "(the main guest's TRA code) is null until the TRA accepts the main guest"
+      })
+    })),
+    problems: Schema.Array(ValidationProblem)
+  }).annotations({ identifier: "TraValidation" }),
+  sire: Schema.Struct({
+    applies: Schema.Boolean,
+    would_send: Schema.Array(Schema.Struct({
+      guest_index: Schema.Int,
+      line: Schema.String.annotations({ description: "The guest's entry line of the SIRE file: 13 TAB-separated columns" })
+    })),
+    problems: Schema.Array(ValidationProblem)
+  }).annotations({ identifier: "SireValidation" })
+}).annotations({ identifier: "RegistrationValidation" })
+export type RegistrationValidation = typeof RegistrationValidation.Type
+
+/** Design §8b: endpoint 7's body checked against the reports, beyond the spec. */
+export class ValidationApi extends HttpApiGroup.make("validation")
+  .add(
+    HttpApiEndpoint.post("validate", "/api/partners/registrations/validate")
+      .setPayload(SubmitRegistration)
+      .addSuccess(RegistrationValidation)
+      .addError(RegistrationRejectedBody)
+      .addError(PropertyErrors)
+      .addError(DuplicateDocumentBody)
+      .addError(TrmUnavailableBody)
+      .annotate(OpenApi.Summary, "What the TRA and SIRE would be sent for a registration (stores and sends nothing)")
+      .annotate(
+        OpenApi.Description,
+        "Takes endpoint 7's body and answers, without storing, sending or emitting anything, the TRA bodies and SIRE " +
+          "lines the reports would carry and every problem that would hold them, with the operator's corrections " +
+          "of the reference tables applied. The body rules of endpoint 7 answer 400 as there. Counts as a read " +
+          "for the rate limits; test and live keys alike."
+      )
+  )
+  .middleware(PartnerAuth)
+  .annotate(OpenApi.Title, "Validation")
+  .annotate(
+    OpenApi.Description,
+    "Check a registration against the authorities' reports before sending it (beyond the spec)."
+  )
+{}
