@@ -36,7 +36,41 @@ export const RegistrationValidation = Schema.Struct({
     })),
     problems: Schema.Array(ValidationProblem)
   }).annotations({ identifier: "SireValidation" })
-}).annotations({ identifier: "RegistrationValidation" })
+}).annotations({
+  identifier: "RegistrationValidation",
+  examples: [{
+    valid: true,
+    tra: {
+      applies: true,
+      would_send: [{
+        guest_index: 0,
+        fields: {
+          tipo_identificacion: "Pasaporte",
+          numero_identificacion: "X1234567",
+          nombres: "John",
+          apellidos: "Smith",
+          cuidad_residencia: "Miami",
+          cuidad_procedencia: "Miami",
+          numero_habitacion: "101",
+          motivo: "Vacaciones, recreo y ocio",
+          numero_acompanantes: "0",
+          check_in: "2026-12-18",
+          check_out: "2026-12-20",
+          tipo_acomodacion: "Hotel",
+          costo: "1280000",
+          nombre_establecimiento: "Hotel Cartagena Centro",
+          rnt_establecimiento: "12345"
+        }
+      }],
+      problems: []
+    },
+    sire: {
+      applies: true,
+      would_send: [{ guest_index: 0, line: "2468\t13001\t3\tX1234567\t249\tSMITH\t\tJOHN\tE\t18/12/2026\t249\t169\t12/04/1985" }],
+      problems: []
+    }
+  }]
+})
 export type RegistrationValidation = typeof RegistrationValidation.Type
 
 /** Design §8b: endpoint 7's body checked against the reports, beyond the spec. */
