@@ -81,6 +81,9 @@ export interface SireMappingProblem {
   readonly message: string
 }
 
+/** The property's SIRE setting without which no line can be written (a live run and the validate endpoint alike). */
+export const sireCityCodeMissing = "the property has no SIRE city code; configure it so the SIRE report can be sent"
+
 /** How a report's warning names a guest whose line cannot be written (a live run and the simulated SIRE alike). */
 export const mappingWarning = (position: number, problem: SireMappingProblem) =>
   `SIRE cannot map guests[${position}].${problem.field.replace(/^.*\./, "")}: ${problem.message}`

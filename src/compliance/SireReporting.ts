@@ -12,7 +12,7 @@ import * as Failpoints from "../shared/Failpoints.ts"
 import { type DueReservation, guestLabel } from "./DueReports.ts"
 import { Reference } from "./Reference.ts"
 import type { ReferenceData } from "./ReferenceData.ts"
-import { mappingWarning, sireFile, sireGuest, sireLine, type SirePlaces } from "./Sire.ts"
+import { mappingWarning, sireCityCodeMissing, sireFile, sireGuest, sireLine, type SirePlaces } from "./Sire.ts"
 import { SireGateway } from "./SireGateway.ts"
 import { type Movement, type MovementRow, SireRecords } from "./SireRecords.ts"
 
@@ -28,7 +28,7 @@ import { type Movement, type MovementRow, SireRecords } from "./SireRecords.ts"
 
 /** Configuration warnings of SIRE beyond those set when reports become due (`Reports.Warnings` of the reservation machine). */
 export const Warnings = {
-  sireCityCodeMissing: "the property has no SIRE city code; configure it so the SIRE report can be sent",
+  sireCityCodeMissing,
   inManualFile: waitingWarning("in a generated SIRE file, for the operator to upload it to Migración and run `cli sire confirm`")
 } as const
 

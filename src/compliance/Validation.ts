@@ -7,7 +7,6 @@ import { PartnerReservations } from "../reservations/PartnerReservations.ts"
 import type { SubmitRegistration } from "../reservations/Reservation.ts"
 import { Registrations } from "../reservations/Registrations.ts"
 import { ReferenceStore } from "./ReferenceStore.ts"
-import type { RegistrationValidation } from "./ValidationApi.ts"
 import { type Enrolment, wouldSend } from "./WouldSend.ts"
 
 /**
@@ -83,7 +82,7 @@ export const make = Effect.gen(function*() {
         valid: tra.problems.length === 0 && sire.problems.length === 0,
         tra: { applies: tra.applies, would_send: tra.would_send, problems: tra.problems },
         sire
-      } satisfies RegistrationValidation
+      }
     }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Validation.validate"))
 
   return { validate } as const

@@ -71,31 +71,26 @@ export const RegistrationValidation = Schema.Struct({
     }
   }]
 })
-export type RegistrationValidation = typeof RegistrationValidation.Type
 
 /** Design §8b: endpoint 7's body checked against the reports, beyond the spec. */
-export class ValidationApi extends HttpApiGroup.make("validation")
-  .add(
-    HttpApiEndpoint.post("validate", "/api/partners/registrations/validate")
-      .setPayload(SubmitRegistration)
-      .addSuccess(RegistrationValidation)
-      .addError(RegistrationRejectedBody)
-      .addError(PropertyErrors)
-      .addError(DuplicateDocumentBody)
-      .addError(TrmUnavailableBody)
-      .annotate(OpenApi.Summary, "What the TRA and SIRE would be sent for a registration (stores and sends nothing)")
-      .annotate(
-        OpenApi.Description,
-        "Takes endpoint 7's body and answers, without storing, sending or emitting anything, the TRA bodies and SIRE " +
-          "lines the reports would carry and every problem that would hold them, with the operator's corrections " +
-          "of the reference tables applied. The body rules of endpoint 7 answer 400 as there. Counts as a read " +
-          "for the rate limits; test and live keys alike."
-      )
-  )
-  .middleware(PartnerAuth)
-  .annotate(OpenApi.Title, "Validation")
+const validate = HttpApiEndpoint.post("validate", "/api/partners/registrations/validate")
+  .setPayload(SubmitRegistration)
+  .addSuccess(RegistrationValidation)
+  .addError(PropertyErrors)
+  // Endpoint 7's answers to its body (400, 409) and to a USD amount without an exchange rate (503).
+  .addError(Schema.Union(RegistrationRejectedBody, DuplicateDocumentBody, TrmUnavailableBody))
+  .annotate(OpenApi.Summary, "What the TRA and SIRE would be sent for a registration (stores and sends nothing)")
   .annotate(
     OpenApi.Description,
-    "Check a registration against the authorities' reports before sending it (beyond the spec)."
+    "Takes endpoint 7's body and answers, without storing, sending or emitting anything, the TRA bodies and SIRE " +
+      "lines the reports would carry and every problem that would hold them, with the operator's corrections " +
+      "of the reference tables applied. The body rules of endpoint 7 answer 400 as there. Counts as a read " +
+      "for the rate limits; test and live keys alike."
   )
+
+export class ValidationApi extends HttpApiGroup.make("validation")
+  .add(validate)
+  .middleware(PartnerAuth)
+  .annotate(OpenApi.Title, "Validation")
+  .annotate(OpenApi.Description, "Check a registration against the authorities' reports before sending it (beyond the spec).")
 {}

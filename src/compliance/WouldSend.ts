@@ -3,8 +3,7 @@ import { Warnings as ReportWarnings } from "../reservations/machine/Reports.ts"
 import { isForeign } from "../reservations/machine/State.ts"
 import type { GuestRow } from "../reservations/ReservationRow.ts"
 import type { ReferenceData } from "./ReferenceData.ts"
-import { mappingWarning, sireGuest, sireLine, type SirePlaces, sireProblems } from "./Sire.ts"
-import { Warnings as SireWarnings } from "./SireReporting.ts"
+import { mappingWarning, sireCityCodeMissing, sireGuest, sireLine, type SirePlaces, sireProblems } from "./Sire.ts"
 import type { TraCompanionFields, TraMainBody } from "./Tra.ts"
 import { traBodies, type TraProblem, type TraSource, Warnings as TraWarnings } from "./TraInputs.ts"
 
@@ -90,7 +89,7 @@ const sireOf = (
   const { sire_hotel_code: hotelCode, sire_city_code: cityCode } = enrolment
   const problems: Array<Problem> = [
     ...(hotelCode === null ? [propertyProblem("sire_hotel_code", ReportWarnings.sireHotelCodeMissing)] : []),
-    ...(cityCode === null ? [propertyProblem("sire_city_code", SireWarnings.sireCityCodeMissing)] : [])
+    ...(cityCode === null ? [propertyProblem("sire_city_code", sireCityCodeMissing)] : [])
   ]
   const lines: Array<{ readonly guest_index: number; readonly line: string }> = []
   for (const guest of foreign) {
