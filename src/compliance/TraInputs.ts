@@ -1,4 +1,4 @@
-import { Array, Either } from "effect"
+import { Array as Arr, Either } from "effect"
 import type { GuestRow, ReservationRow } from "../reservations/ReservationRow.ts"
 import type { ReferenceData } from "./ReferenceData.ts"
 import {
@@ -87,7 +87,7 @@ export const traInputs = (
   reference: ReferenceData,
   due: TraSource,
   period: { readonly from: string; readonly to: string }
-): Either.Either<TraInputs, Array.NonEmptyReadonlyArray<TraProblem>> => {
+): Either.Either<TraInputs, Arr.NonEmptyReadonlyArray<TraProblem>> => {
   const { row, property } = due
   const problems: Array<TraProblem> = []
   const motivo = row.motivo === null ? undefined : reference.traMotivo(row.motivo)
@@ -119,7 +119,7 @@ export const traInputs = (
       cuidad_procedencia: guest.ciudad_procedencia ?? ""
     })
   }
-  if (Array.isNonEmptyReadonlyArray(problems)) return Either.left(problems)
+  if (Arr.isNonEmptyReadonlyArray(problems)) return Either.left(problems)
   const room = [row.room_number, property.default_room].find((value) => value !== null && value.trim() !== "")
   const extension = period.from !== row.check_in
   return Either.right({
@@ -164,7 +164,7 @@ export const traBodies = (
   reference: ReferenceData,
   due: TraSource,
   period: { readonly from: string; readonly to: string }
-): Either.Either<TraBodies, Array.NonEmptyReadonlyArray<TraProblem>> =>
+): Either.Either<TraBodies, Arr.NonEmptyReadonlyArray<TraProblem>> =>
   Either.map(traInputs(reference, due, period), ({ stay, guests, notice }) => ({
     notice,
     guests: due.guests.flatMap((guest, index): Array<TraGuestBody> => {
