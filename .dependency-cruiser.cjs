@@ -11,7 +11,7 @@
  * |                | no services, no I/O            | reservations/machine/** (the machine),                   |
  * |                |                                | reservations/{Reservation,ReservationRow,Views,          |
  * |                |                                |   CheckinToken,countries}.ts,                            |
- * |                |                                | compliance/{Tra,TraInputs,Sire,Simulated,                |
+ * |                |                                | compliance/{Tra,TraInputs,Sire,Simulated,WouldSend,      |
  * |                |                                |   ReferenceData,ReferenceTables}.ts,                     |
  * |                |                                | compliance/reference/**,                                 |
  * |                |                                | webhooks/{Webhook,Event,Signature,RetryPolicy}.ts,       |
@@ -30,7 +30,7 @@
  * | entrances      | how the outside reaches the    |                                                          |
  * |                | services, in three kinds:      |                                                          |
  * |   http         | the middleware and helpers     | src/http/** (imports no module folder),                  |
- * |                | every page and API uses, each  | src/<module>/{Api,Page}.ts, src/<module>/page/**         |
+ * |                | every page and API uses, each  | src/<module>/{*Api,Page}.ts, src/<module>/page/**        |
  * |                | module's contract and pages,   | (checkin, panel), auth/PartnerAuth.ts,                   |
  * |                | and the partner API assembled  | src/routes/** (PartnerApi, its document, each group's    |
  * |                | with its handlers              |   handlers; imported only by the composition)            |
@@ -61,7 +61,7 @@ const DOMAIN = anyOf(
   "src/shared/",
   "src/reservations/machine/",
   "src/reservations/(Reservation|ReservationRow|Views|CheckinToken|countries)\\.ts$",
-  "src/compliance/(Tra|TraInputs|Sire|Simulated|ReferenceData|ReferenceTables)\\.ts$",
+  "src/compliance/(Tra|TraInputs|Sire|Simulated|WouldSend|ReferenceData|ReferenceTables)\\.ts$",
   "src/compliance/reference/",
   "src/webhooks/(Webhook|Event|Signature|RetryPolicy)\\.ts$",
   "src/properties/Property\\.ts$",
@@ -87,7 +87,7 @@ const INFRASTRUCTURE = anyOf(
 const HTTP = anyOf(
   "src/http/",
   "src/routes/",
-  "src/[^/]+/(Api|Page)\\.ts$",
+  "src/[^/]+/(\\w*Api|Page)\\.ts$",
   "src/[^/]+/page/",
   "src/auth/PartnerAuth\\.ts$"
 )

@@ -20,6 +20,7 @@ import * as RequestDrain from "./http/RequestDrain.ts"
 import { PartnerApi, WorkerApi } from "./routes/PartnerApi.ts"
 import { PropertiesLive } from "./routes/PropertiesRoutes.ts"
 import { ReservationsLive } from "./routes/ReservationsRoutes.ts"
+import { ValidationLive } from "./routes/ValidationRoutes.ts"
 import { WebhooksLive } from "./routes/WebhooksRoutes.ts"
 import { CheckinLive } from "./routes/CheckinRoutes.ts"
 import * as PanelRoutes from "./routes/PanelRoutes.ts"
@@ -220,7 +221,7 @@ const PartnerHttp = HttpApiBuilder.serve(RequestDrain.middleware).pipe(
   Layer.provide(PanelPage.layer),
   Layer.provide(PanelRoutes.openApiRoute),
   Layer.provide(HttpApiBuilder.api(PartnerApi).pipe(
-    Layer.provide([PropertiesLive, ReservationsLive, WebhooksLive, CheckinLive, PanelRoutes.layer, PartnerHealthLive]),
+    Layer.provide([PropertiesLive, ReservationsLive, ValidationLive, WebhooksLive, CheckinLive, PanelRoutes.layer, PartnerHealthLive]),
     Layer.provide(PartnerAuth.layer)
   )),
   Layer.provide(AdminToken.layer),

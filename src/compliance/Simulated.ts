@@ -1,10 +1,7 @@
-import { Either } from "effect"
 import { randomInt } from "node:crypto"
-import { isForeign } from "../reservations/machine/State.ts"
-import type { GuestRow } from "../reservations/ReservationRow.ts"
 import type { ReferenceData } from "./ReferenceData.ts"
-import { mappingWarning, type SirePlaces, sireLine } from "./Sire.ts"
-import { type TraSource, traInputs, Warnings as TraWarnings } from "./TraInputs.ts"
+import type { SirePlaces } from "./Sire.ts"
+import { type Enrolment, type ReportSource, sireWarning, wouldSend } from "./WouldSend.ts"
 
 /**
  * The simulated authorities of test keys (design §6.12): reports never leave the process. When reports become
@@ -24,9 +21,7 @@ export { simulatedOutcome } from "../reservations/machine/Reports.ts"
 export const simulatedMincitCode = () => randomInt(100_000, 1_000_000_000)
 
 /** A reservation as the simulated authorities check it: what a live run builds its bodies and lines from. */
-export interface SimulationSource extends TraSource {
-  readonly guests: ReadonlyArray<TraSource["guests"][number] & Pick<GuestRow, "nacionalidad" | "fecha_nacimiento" | "pais_procedencia" | "pais_residencia">>
-}
+export type SimulationSource = ReportSource
 
 /** What a live run would say about these reports, or null where it would send them as they are. */
 export interface SimulatedWarnings {
@@ -35,41 +30,28 @@ export interface SimulatedWarnings {
 }
 
 /**
- * The warning a live run would put on each report (design §6.12): a value the reference tables do not map
- * (`motivo`, a document label, a SIRE country or document code), a missing RNT, or the notice of a room sent
- * blank. Enrolment credentials (the TRA token, the SIRE hotel and city codes) are left out: a test property is
- * never enrolled with the authorities, and a live property's settings are checked by its own live reports.
+ * Enrolment credentials (the TRA token, the SIRE hotel and city codes) are left out: a test property is never
+ * enrolled with the authorities, and a live property's settings are checked by its own live reports. The codes
+ * are placeholders, so that only the guests' own values are checked.
+ */
+const UNCHECKED_ENROLMENT: Enrolment = {
+  reports_tra: true,
+  reports_sire: true,
+  has_tra_token: true,
+  sire_hotel_code: "1",
+  sire_city_code: "1"
+}
+
+/**
+ * The warning a live run would put on each report (design §6.12), from the same builders (`wouldSend`): a value
+ * the reference tables do not map (`motivo`, a document label, a SIRE country or document code), a missing RNT,
+ * or the notice of a room sent blank.
  */
 export const simulatedWarnings = (
   reference: ReferenceData,
   source: SimulationSource,
   places: SirePlaces
 ): SimulatedWarnings => {
-  const rnt = source.property.rnt_id === null || source.property.rnt_id.trim() === "" ? TraWarnings.rntMissing : null
-  const inputs = traInputs(reference, source, { from: source.row.check_in, to: source.row.check_out })
-  const tra = rnt ?? Either.match(inputs, { onLeft: (warning) => warning, onRight: (built) => built.notice })
-
-  const problems = source.guests.flatMap((guest) => {
-    if (guest.nacionalidad === null || !isForeign(guest.nacionalidad)) return []
-    const line = sireLine(reference, {
-      // Placeholders for the enrolment codes (see above): only the guest's own values are checked.
-      hotelCode: "1",
-      cityCode: "1",
-      guest: {
-        tipo_documento: guest.tipo_documento,
-        numero_documento: guest.numero_documento,
-        nacionalidad: guest.nacionalidad,
-        apellido: guest.apellido,
-        nombre: guest.nombre,
-        fecha_nacimiento: guest.fecha_nacimiento,
-        pais_procedencia: guest.pais_procedencia,
-        pais_residencia: guest.pais_residencia
-      },
-      movement: "E",
-      date: source.row.check_in,
-      places
-    })
-    return Either.isLeft(line) ? [mappingWarning(guest.position, line.left)] : []
-  })
-  return { tra, sire: problems.length === 0 ? null : problems.join("; ") }
+  const { tra, sire } = wouldSend(reference, source, UNCHECKED_ENROLMENT, places)
+  return { tra: tra.problems[0]?.message ?? tra.notice, sire: sireWarning(sire.problems) }
 }

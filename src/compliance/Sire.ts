@@ -25,6 +25,23 @@ export interface SireGuest {
   readonly pais_residencia?: string | null
 }
 
+/** A registered guest as its SIRE line reads it: a live run, the simulated SIRE and the validate endpoint alike. */
+export const sireGuest = (
+  guest: Omit<SireGuest, "nacionalidad" | "pais_residencia"> & {
+    readonly nacionalidad: string | null
+    readonly pais_residencia: string | null
+  }
+): SireGuest => ({
+  tipo_documento: guest.tipo_documento,
+  numero_documento: guest.numero_documento,
+  nacionalidad: guest.nacionalidad ?? "",
+  apellido: guest.apellido,
+  nombre: guest.nombre,
+  fecha_nacimiento: guest.fecha_nacimiento,
+  pais_procedencia: guest.pais_procedencia,
+  pais_residencia: guest.pais_residencia
+})
+
 /**
  * How columns 11–12 (procedencia, destino) are written (design §6.8; notes §2.4 "Procedencia / destino",
  * [CONFLICT]); chosen per deployment (`SIRE_PLACES`):
@@ -63,6 +80,9 @@ export interface SireMappingProblem {
   readonly value: string | null
   readonly message: string
 }
+
+/** The property's SIRE setting without which no line can be written (a live run and the validate endpoint alike). */
+export const sireCityCodeMissing = "the property has no SIRE city code; configure it so the SIRE report can be sent"
 
 /** How a report's warning names a guest whose line cannot be written (a live run and the simulated SIRE alike). */
 export const mappingWarning = (position: number, problem: SireMappingProblem) =>

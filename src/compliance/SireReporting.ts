@@ -12,7 +12,7 @@ import * as Failpoints from "../shared/Failpoints.ts"
 import { type DueReservation, guestLabel } from "./DueReports.ts"
 import { Reference } from "./Reference.ts"
 import type { ReferenceData } from "./ReferenceData.ts"
-import { mappingWarning, sireFile, sireLine, type SirePlaces } from "./Sire.ts"
+import { mappingWarning, sireCityCodeMissing, sireFile, sireGuest, sireLine, type SirePlaces } from "./Sire.ts"
 import { SireGateway } from "./SireGateway.ts"
 import { type Movement, type MovementRow, SireRecords } from "./SireRecords.ts"
 
@@ -28,7 +28,7 @@ import { type Movement, type MovementRow, SireRecords } from "./SireRecords.ts"
 
 /** Configuration warnings of SIRE beyond those set when reports become due (`Reports.Warnings` of the reservation machine). */
 export const Warnings = {
-  sireCityCodeMissing: "the property has no SIRE city code; configure it so the SIRE report can be sent",
+  sireCityCodeMissing,
   inManualFile: waitingWarning("in a generated SIRE file, for the operator to upload it to Migración and run `cli sire confirm`")
 } as const
 
@@ -88,16 +88,7 @@ const buildLines = (reference: ReferenceData, input: {
     const line = sireLine(reference, {
       hotelCode: input.hotelCode,
       cityCode: input.cityCode,
-      guest: {
-        tipo_documento: guest.tipo_documento,
-        numero_documento: guest.numero_documento,
-        nacionalidad: guest.nacionalidad ?? "",
-        apellido: guest.apellido,
-        nombre: guest.nombre,
-        fecha_nacimiento: guest.fecha_nacimiento,
-        pais_procedencia: guest.pais_procedencia,
-        pais_residencia: guest.pais_residencia
-      },
+      guest: sireGuest(guest),
       movement,
       date,
       places: input.places

@@ -120,9 +120,20 @@ export const mainBody = (stay: TraStay, guest: TraGuest, companions: number): Tr
  * Django REST Framework app it looks like (§1.2 inference), an integer or relation field accepts "123" as well.
  * Throws a `RangeError` when `padre` is not a non-negative integer.
  */
-export const companionBody = (stay: TraStay, guest: TraGuest, padre: number): TraCompanionBody => ({
+export const companionBody = (stay: TraStay, guest: TraGuest, padre: number): TraCompanionBody =>
+  withPadre(companionFields(stay, guest), padre)
+
+/** A companion's `/two/` body but `padre`, which is known only once the TRA accepted the main guest. */
+export type TraCompanionFields = Omit<TraCompanionBody, "padre">
+
+export const companionFields = (stay: TraStay, guest: TraGuest): TraCompanionFields => ({
   ...guestFields(stay, guest),
-  ...Struct.pick(stay, "check_in", "check_out"),
+  ...Struct.pick(stay, "check_in", "check_out")
+})
+
+/** The `/two/` body of `fields` linked to the main guest's code. Throws a `RangeError` as `companionBody`. */
+export const withPadre = (fields: TraCompanionFields, padre: number): TraCompanionBody => ({
+  ...fields,
   padre: digits(padre, "padre")
 })
 

@@ -1,7 +1,17 @@
-import { Either } from "effect"
+import { Array as Arr, Either } from "effect"
 import type { GuestRow, ReservationRow } from "../reservations/ReservationRow.ts"
 import type { ReferenceData } from "./ReferenceData.ts"
-import { costoFromCop, costoShare, nightsBetween, type TraGuest, type TraStay } from "./Tra.ts"
+import {
+  companionFields,
+  costoFromCop,
+  costoShare,
+  mainBody,
+  nightsBetween,
+  type TraCompanionFields,
+  type TraGuest,
+  type TraMainBody,
+  type TraStay
+} from "./Tra.ts"
 
 /**
  * What a TRA report is built from (design §6.10): the reservation, its registered guests and its property's
@@ -58,27 +68,47 @@ export interface TraInputs {
 }
 
 /**
- * The bodies' inputs from the reference data, or the configuration warning that holds the report (design §6.9).
- * `period` is the stay (`check_in` → `check_out`) or an extension's added nights (old → new `check_out`), whose
- * `costo` is their share of the stored amount (`costoShare`).
+ * Why a TRA body cannot be built, or what holds it: the guest it concerns (its registration position; null for the
+ * stay or the property), the field, and the warning a report run gives.
+ */
+export interface TraProblem {
+  readonly guest_index: number | null
+  readonly field: string
+  readonly message: string
+}
+
+/**
+ * The bodies' inputs from the reference data, or every value the tables do not map — the first is the
+ * configuration warning that holds the report (design §6.9). `period` is the stay (`check_in` → `check_out`) or
+ * an extension's added nights (old → new `check_out`), whose `costo` is their share of the stored amount
+ * (`costoShare`).
  */
 export const traInputs = (
   reference: ReferenceData,
   due: TraSource,
   period: { readonly from: string; readonly to: string }
-): Either.Either<TraInputs, string> => {
+): Either.Either<TraInputs, Arr.NonEmptyReadonlyArray<TraProblem>> => {
   const { row, property } = due
+  const problems: Array<TraProblem> = []
   const motivo = row.motivo === null ? undefined : reference.traMotivo(row.motivo)
   if (motivo === undefined) {
-    return Either.left(`the TRA needs a wording for motivo (${JSON.stringify(row.motivo)}); add it to the reference data`)
+    problems.push({
+      guest_index: null,
+      field: "motivo",
+      message: `the TRA needs a wording for motivo (${JSON.stringify(row.motivo)}); add it to the reference data`
+    })
   }
   const guests = new Map<string, TraGuest>()
   for (const guest of due.guests) {
     const label = reference.traDocument(guest.tipo_documento)
     if (label === undefined) {
-      return Either.left(
-        `the TRA needs a label for guests[${guest.position}].tipo_documento (${guest.tipo_documento}); add it to the reference data`
-      )
+      problems.push({
+        guest_index: guest.position,
+        field: "tipo_documento",
+        message: `the TRA needs a label for guests[${guest.position}].tipo_documento (${guest.tipo_documento}); ` +
+          "add it to the reference data"
+      })
+      continue
     }
     guests.set(guest.id, {
       tipo_identificacion: label,
@@ -89,6 +119,7 @@ export const traInputs = (
       cuidad_procedencia: guest.ciudad_procedencia ?? ""
     })
   }
+  if (Arr.isNonEmptyReadonlyArray(problems)) return Either.left(problems)
   const room = [row.room_number, property.default_room].find((value) => value !== null && value.trim() !== "")
   const extension = period.from !== row.check_in
   return Either.right({
@@ -96,7 +127,7 @@ export const traInputs = (
       check_in: period.from,
       check_out: period.to,
       numero_habitacion: room?.trim() ?? "",
-      motivo,
+      motivo: motivo ?? "",
       tipo_acomodacion: row.tipo_acomodacion ?? property.tipo_acomodacion ?? defaultTipoAcomodacion(due.guests.length),
       costo: extension
         ? costoShare(
@@ -113,3 +144,37 @@ export const traInputs = (
   })
 }
 
+/** One guest's part of what the TRA is sent: the main guest's `/one/` body, a companion's `/two/` but its `padre`. */
+export type TraGuestBody =
+  | { readonly role: "main"; readonly guestId: string; readonly position: number; readonly body: TraMainBody }
+  | { readonly role: "companion"; readonly guestId: string; readonly position: number; readonly body: TraCompanionFields }
+
+/** What a round sends, guest by guest in registration order, and the notice its report carries. */
+export interface TraBodies {
+  readonly guests: ReadonlyArray<TraGuestBody>
+  readonly notice: string | null
+}
+
+/**
+ * The one builder of what the TRA is sent (issue 25): a live run posts these bodies, the simulated TRA of test
+ * keys and the validate endpoint build them and answer what they found. The first guest is the main guest
+ * (`/one/`), the others its companions (`/two/`, `padre` added once the main guest has its code: `withPadre`).
+ */
+export const traBodies = (
+  reference: ReferenceData,
+  due: TraSource,
+  period: { readonly from: string; readonly to: string }
+): Either.Either<TraBodies, Arr.NonEmptyReadonlyArray<TraProblem>> =>
+  Either.map(traInputs(reference, due, period), ({ stay, guests, notice }) => ({
+    notice,
+    guests: due.guests.flatMap((guest, index): Array<TraGuestBody> => {
+      const input = guests.get(guest.id)
+      if (input === undefined) return []
+      const { id: guestId, position } = guest
+      return [
+        index === 0
+          ? { role: "main", guestId, position, body: mainBody(stay, input, due.guests.length - 1) }
+          : { role: "companion", guestId, position, body: companionFields(stay, input) }
+      ]
+    })
+  }))

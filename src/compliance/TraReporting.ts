@@ -7,8 +7,8 @@ import type { GuestRow } from "../reservations/ReservationRow.ts"
 import { Reservations } from "../reservations/Reservations.ts"
 import { type DueReservation, guestLabel } from "./DueReports.ts"
 import { Reference } from "./Reference.ts"
-import { companionBody, mainBody, type TraGuest } from "./Tra.ts"
-import { traInputs, Warnings } from "./TraInputs.ts"
+import { withPadre } from "./Tra.ts"
+import { traBodies, type TraGuestBody, Warnings } from "./TraInputs.ts"
 import { TraClient, TraOutcome } from "./TraClient.ts"
 import { type SubmissionAttempt, type SubmissionRow, type SubmissionState, TraSubmissions } from "./TraSubmissions.ts"
 import { AppConfig } from "../config/AppConfig.ts"
@@ -114,8 +114,9 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
         // The TRA identifies the establishment by its RNT (domain notes §1.3); without it every post is refused.
         if (due.property.rnt_id === null || due.property.rnt_id.trim() === "") return { hold: hold(Warnings.rntMissing), ...none }
         // The run's tables, with the operators' corrections as stored when it started (ReportRuns).
-        const inputs = traInputs(yield* Reference, due, period)
-        if (Either.isLeft(inputs)) return { hold: hold(inputs.left), ...none }
+        const built = traBodies(yield* Reference, due, period)
+        if (Either.isLeft(built)) return { hold: hold(built.left[0].message), ...none }
+        const bodyOf = (guestId: string) => built.right.guests.find((guest) => guest.guestId === guestId)
 
         const ensured = yield* submissions.ensureRound({
           reservationId: due.row.id,
@@ -150,11 +151,14 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
         // What this run's posts came to (companions are posted in parallel).
         const tally: { sent: number; misconfigured: string | null } = { sent: 0, misconfigured: null }
         const sendable = (submission: SubmissionRow) =>
-          submission.state === "pending" && inputs.right.guests.has(submission.guest_id)
+          submission.state === "pending" && bodyOf(submission.guest_id) !== undefined
         /** Posts one guest whose request was marked in flight (`markSending`) and records the answer. */
-        const submit = (submission: SubmissionRow, send: (guest: TraGuest) => Effect.Effect<TraOutcome>) =>
+        const submit = (
+          submission: SubmissionRow,
+          send: (guest: TraGuestBody) => Effect.Effect<TraOutcome>
+        ) =>
           Effect.gen(function*() {
-            const guest = inputs.right.guests.get(submission.guest_id)
+            const guest = bodyOf(submission.guest_id)
             if (!sendable(submission) || guest === undefined) return submission
             yield* failpoint("tra.before_send")
             const outcome = yield* send(guest)
@@ -171,14 +175,15 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
         const withdrawnMeanwhile = { hold: transient("the reservation was cancelled before the TRA went out"), ...none }
         if (sendable(mainRow) && !(yield* inFlight([mainRow.id]))) return withdrawnMeanwhile
         const main = yield* submit(mainRow, (guest) =>
-          tra.submitMain(token, mainBody(inputs.right.stay, guest, due.guests.length - 1)))
+          guest.role === "main" ? tra.submitMain(token, guest.body) : notTheirRole(guest))
         const waiting = rows.filter((submission) => submission.role === "companion")
         const padre = main.state === "accepted" && main.code !== null ? Number(main.code) : null
         if (padre !== null && !(yield* inFlight(waiting.filter(sendable).map((row) => row.id)))) return withdrawnMeanwhile
         const companions = padre === null ? waiting : yield* Effect.forEach(
           waiting,
           (companion) =>
-            submit(companion, (guest) => tra.submitCompanion(token, companionBody(inputs.right.stay, guest, padre))),
+            submit(companion, (guest) =>
+              guest.role === "companion" ? tra.submitCompanion(token, withPadre(guest.body, padre)) : notTheirRole(guest)),
           { concurrency: "unbounded" }
         )
 
@@ -198,7 +203,7 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
           accepted: changed("accepted"),
           rejected: changed("rejected"),
           rows: all,
-          notice: inputs.right.notice
+          notice: built.right.notice
         }
       })
 
@@ -253,6 +258,10 @@ export class TraReporting extends Effect.Service<TraReporting>()("compliance/Tra
     return { report, reportExtension, parts } as const
   })
 }) {}
+
+/** The submissions' roles and the bodies' follow the same registration order (`TraSubmissions.ensureRound`). */
+const notTheirRole = (guest: TraGuestBody) =>
+  Effect.dieMessage(`guests[${guest.position}] is the ${guest.role} of the TRA bodies but not of its submission`)
 
 const hold = (warning: string): Hold => ({ _tag: "Configuration", warning })
 const transient = (reason: string): Hold => ({ _tag: "Transient", reason })

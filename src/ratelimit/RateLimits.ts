@@ -8,9 +8,12 @@ import * as Metrics from "../shared/Metrics.ts"
 /** The spec's three per-key budgets ("Limits"); design §6.15 says which request counts where. */
 export type Bucket = "reads" | "writes" | "tests"
 
-/** Reads are GETs; the webhook test event has its own bucket; everything else is a write. */
+/** Design §8b: a POST only for its body; it stores nothing. */
+const READ_POSTS = /^\/api\/partners\/registrations\/validate\/?$/
+
+/** Reads are GETs and the validate POST; the webhook test event has its own bucket; everything else is a write. */
 export const bucketFor = (method: string, path: string): Bucket =>
-  method === "GET" || method === "HEAD"
+  method === "GET" || method === "HEAD" || (method === "POST" && READ_POSTS.test(path))
     ? "reads"
     : method === "POST" && /^\/api\/partners\/webhooks\/[^/]+\/test\/?$/.test(path)
     ? "tests"

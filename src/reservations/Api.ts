@@ -32,10 +32,10 @@ import {
 } from "./Reservation.ts"
 
 /** The reservation's `property_id`: not the key's to use (403), or no such property with check-in (404). */
-const PropertyErrors = Schema.Union(PropertyScopeErrors, PropertyNotFoundBody)
+export const PropertyErrors = Schema.Union(PropertyScopeErrors, PropertyNotFoundBody)
 
 /** Storing a new reservation: its external_id taken or being taken (409), no exchange rate for a USD price (503). */
-const CreationErrors = Schema.Union(ReservationConflictBody, CreationInProgressBody, TrmUnavailableBody)
+export const CreationErrors = Schema.Union(ReservationConflictBody, CreationInProgressBody, TrmUnavailableBody)
 
 /**
  * Changing a reservation that stands: none of the caller's by that external_id (404), cancelled, or already

@@ -33,7 +33,7 @@ const notFound = (externalId: string) =>
 /**
  * The partner API's reservation endpoints 3, 5, 6 and 8 over the owner of a reservation's state (`Reservations`),
  * and the creation frame endpoint 7 shares with endpoint 3 (`creating`, `resolveProperty`): finding the
- * property, the creation claim, the amounts in COP, replay or conflict. `departById` is the departure's rule
+ * property, the creation claim, the amounts in COP (`amounts`, also endpoint 7's validate), replay or conflict. `departById` is the departure's rule
  * for the panel too.
  */
 export class PartnerReservations extends Effect.Service<PartnerReservations>()("reservations/PartnerReservations", {
@@ -211,6 +211,6 @@ export class PartnerReservations extends Effect.Service<PartnerReservations>()("
     const depart = (key: AuthenticatedKey, externalId: string, departedOn: string) =>
       Effect.flatMap(idOf(key, externalId), (id) => Effect.map(departById(id, departedOn), views.registrationStatus))
 
-    return { create, get, cancel, depart, departById, idOf, creating, resolveProperty } as const
+    return { create, get, cancel, depart, departById, idOf, creating, resolveProperty, amounts } as const
   })
 }) {}

@@ -51,7 +51,10 @@ export class Registrations extends Effect.Service<Registrations>()("reservations
       return replayOrConflict(row, fp, views.registrationStatus)
     }
 
-    /** Rules on the body that need no database: sandbox_simulate, guest count, duplicates, birth dates. */
+    /**
+     * Rules on the body that need no database: sandbox_simulate, guest count, duplicates, birth dates. The
+     * validate endpoint (design §8b) answers them as endpoint 7 does.
+     */
     const validate = (key: AuthenticatedKey, body: SubmitRegistration) =>
       Effect.gen(function*() {
         yield* testKeyOnly(key, body)
@@ -112,6 +115,6 @@ export class Registrations extends Effect.Service<Registrations>()("reservations
           }))
       }).pipe(Effect.withSpan("Registrations.submit"))
 
-    return { submit } as const
+    return { submit, validate } as const
   })
 }) {}

@@ -6,6 +6,7 @@ import { AnyRouteErrors } from "../http/ErrorMiddleware.ts"
 import { PanelAccountApi, PanelSignInApi } from "../panel/Api.ts"
 import { PropertiesApi } from "../properties/Api.ts"
 import { ReservationsApi } from "../reservations/Api.ts"
+import { ValidationApi } from "../compliance/ValidationApi.ts"
 import { API_VERSION } from "../shared/ApiVersion.ts"
 import { InternalErrorBody } from "../shared/errors.ts"
 import { WebhooksApi } from "../webhooks/Api.ts"
@@ -25,6 +26,7 @@ Errors are \`{error, code, details}\`: program against \`code\`. Responses of pa
 export class PartnerApi extends HttpApi.make("partner")
   .add(PropertiesApi)
   .add(ReservationsApi)
+  .add(ValidationApi)
   .add(WebhooksApi)
   .add(CheckinApi)
   // The account panel is served here too, but documented in its own `/api/panel/openapi.json` (design §8).

@@ -79,6 +79,7 @@ describe("public documents", () => {
       "/api/partners/reservations/departure": ["post"],
       "/api/partners/registrations": ["get", "post"],
       "/api/partners/registrations/{external_id}": ["get"],
+      "/api/partners/registrations/validate": ["post"],
       "/api/partners/webhooks": ["get", "post"],
       "/api/partners/webhooks/{id}": ["delete", "patch"],
       "/api/partners/webhooks/{id}/rotate-secret": ["post"],

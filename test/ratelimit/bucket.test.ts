@@ -4,6 +4,7 @@ import { bucketFor } from "../../src/ratelimit/RateLimits.ts"
 describe("bucketFor (design §6.15)", () => {
   test.each([
     ["GET", "/api/partners/properties", "reads"],
+    ["POST", "/api/partners/registrations/validate", "reads"],
     ["GET", "/api/partners/webhooks", "reads"],
     ["GET", "/api/partners/webhooks/deliveries", "reads"],
     ["GET", "/api/partners/registrations/abc", "reads"],

@@ -87,6 +87,7 @@ test("a client generated from the served /openapi.json type-checks and drives th
     "PATCH /api/partners/reservations",
     "PATCH /api/partners/webhooks/{id}",
     "POST /api/partners/registrations",
+    "POST /api/partners/registrations/validate",
     "POST /api/partners/reservations",
     "POST /api/partners/reservations/cancel",
     "POST /api/partners/webhooks",

@@ -40,6 +40,9 @@ export interface FlowOutcome {
   readonly pingEventId: string
 }
 
+/** Endpoint 7's body, which the validate endpoint takes too. */
+type RegistrationBody = paths["/api/partners/registrations"]["post"]["requestBody"]["content"]["application/json"]
+
 class FlowError extends Error {}
 
 const check = (condition: boolean, message: string): void => {
@@ -152,30 +155,36 @@ export const pmsFlow = async (input: FlowInput): Promise<FlowOutcome> => {
 
   // Endpoint 7: a complete registration, under an id with a slash (so endpoint 6's query form is the way back).
   const registrationExternalId = `PMS/REG/${Date.now().toString(36)}`
+  const registration: RegistrationBody = {
+    external_id: registrationExternalId,
+    property_id: property.property_id,
+    check_in: day(40),
+    check_out: day(42),
+    guest_name: "Carlos Pérez",
+    guests_count: 1,
+    motivo: "Trabajo",
+    tipo_acomodacion: "Hotel",
+    guests: [{
+      tipo_documento: "C.C",
+      numero_documento: "1020304050",
+      nombre: "Carlos",
+      apellido: "Pérez",
+      nacionalidad: "CO",
+      pais_procedencia: "CO",
+      ciudad_procedencia: "Bogotá",
+      pais_residencia: "CO",
+      ciudad_residencia: "Medellín"
+    }]
+  }
+  // Beyond the spec (design §8b): what the TRA and SIRE would be sent, before anything is stored.
+  const validation = await ok(client.POST("/api/partners/registrations/validate", { body: registration }), "validate")
+  check(
+    validation.valid && validation.tra.would_send[0]?.fields["numero_identificacion"] === "1020304050" &&
+      !validation.sire.applies,
+    "the TRA would get the Colombian guest; SIRE does not apply"
+  )
   const registered = await ok(
-    client.POST("/api/partners/registrations", {
-      body: {
-        external_id: registrationExternalId,
-        property_id: property.property_id,
-        check_in: day(40),
-        check_out: day(42),
-        guest_name: "Carlos Pérez",
-        guests_count: 1,
-        motivo: "Trabajo",
-        tipo_acomodacion: "Hotel",
-        guests: [{
-          tipo_documento: "C.C",
-          numero_documento: "1020304050",
-          nombre: "Carlos",
-          apellido: "Pérez",
-          nacionalidad: "CO",
-          pais_procedencia: "CO",
-          ciudad_procedencia: "Bogotá",
-          pais_residencia: "CO",
-          ciudad_residencia: "Medellín"
-        }]
-      }
-    }),
+    client.POST("/api/partners/registrations", { body: registration }),
     "submit registration",
     201
   )
