@@ -145,16 +145,16 @@ const insertReservationSql = (columns: ReadonlyArray<string>) =>
 
 // Outbox.enqueue of one event, with its deliveries to the subscribed active endpoints in the same statement.
 const INSERT_EVENT_SQL = `
-          WITH ev AS (INSERT INTO events ("id","account_id","environment","reservation_id","type","created_at","body") VALUES ($1,$2,$3,$4,$5,$6,$7) RETURNING seq, id, type, reservation_id, created_at)
-          INSERT INTO webhook_deliveries
-            (endpoint_id, event_seq, event_id, event_type, reservation_id, account_id, environment, status,
-             max_attempts, next_attempt_at, created_at)
-          SELECT e.id, ev.seq, ev.id, ev.type, ev.reservation_id, e.account_id, e.environment, 'pending', $8,
-            $9, ev.created_at
-          FROM ev JOIN webhook_endpoints e
-            ON e.account_id = $10 AND e.environment = $11 AND e.is_active
-            AND (e.events ? '*' OR e.events ? ev.type)
-          ORDER BY ev.seq, e.id`
+      WITH ev AS (INSERT INTO events ("id","account_id","environment","reservation_id","type","created_at","body") VALUES ($1,$2,$3,$4,$5,$6,$7) RETURNING seq, id, type, reservation_id, created_at)
+      INSERT INTO webhook_deliveries
+        (endpoint_id, event_seq, event_id, event_type, reservation_id, account_id, environment, status,
+         max_attempts, next_attempt_at, created_at)
+      SELECT e.id, ev.seq, ev.id, ev.type, ev.reservation_id, e.account_id, e.environment, 'pending', $8,
+        $9, ev.created_at
+      FROM ev JOIN webhook_endpoints e
+        ON e.account_id = $10 AND e.environment = $11 AND e.is_active
+        AND (e.events ? '*' OR e.events ? ev.type)
+      ORDER BY ev.seq, e.id`
 
 const API_VERSION = "2026-10-01"
 
@@ -218,6 +218,7 @@ interface ReservationRow {
   readonly contract_signed_at: Date | null
   readonly tra: Report
   readonly sire: Report
+  readonly departed_on: string | null
   readonly fingerprint: string
   readonly created_at: Date
 }
@@ -249,6 +250,7 @@ const reservationResponse = (row: ReservationRow, replay: boolean) => ({
   guests_registered: row.guests_registered,
   tra: encodeReport(row.tra, "tra"),
   sire: encodeReport(row.sire, "sire"),
+  departed_on: row.departed_on,
   source: row.source,
   metadata: row.metadata,
   checkin_url: checkinUrl(row),
@@ -273,6 +275,7 @@ const eventData = (row: ReservationRow) => ({
   contract_signed: row.contract_signed_at !== null,
   tra: encodeReport(row.tra, "tra"),
   sire: encodeReport(row.sire, "sire"),
+  departed_on: row.departed_on,
   metadata: row.metadata
 })
 
