@@ -20,7 +20,7 @@ interface Entry {
 
 /** `key` null: no Authorization header. */
 const read = (table: string, key: string | null = f.account.liveKey) =>
-  call<{ table: string; entries: Array<Entry> }>(f.app, "GET", `/api/partners/reference/${table}`, key === null ? {} : { key })
+  call<{ table: string; entries: Array<Entry>; code?: string }>(f.app, "GET", `/api/partners/reference/${table}`, key === null ? {} : { key })
 
 const entryOf = async (table: string, key: string) => {
   const res = await read(table)
