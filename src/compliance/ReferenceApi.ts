@@ -43,20 +43,19 @@ export const ReferencePath = Schema.Struct({
   })
 })
 
-/** Design §8b: what the service maps each value to, beyond the spec. */
-const table = HttpApiEndpoint.get("table", "/api/partners/reference/:table")
-  .setPath(ReferencePath)
-  .addSuccess(ReferenceTable)
-  .annotate(OpenApi.Summary, "What the TRA and SIRE are sent for each value, with the public sources")
-  .annotate(
-    OpenApi.Description,
-    "One of the reference tables the reports are built with, the operator's corrections applied: per value, the " +
-      "TRA value, the SIRE code and the cited public sources. Another table name answers 400 invalid_request " +
-      "naming the four. Counts as a read for the rate limits; test and live keys alike."
-  )
+const tableDescription = "One of the reference tables the reports are built with, the operator's corrections " +
+  "applied: per value, the TRA value, the SIRE code and the cited public sources. Another table name answers 400 " +
+  "invalid_request naming the four. Counts as a read for the rate limits; test and live keys alike."
 
+/** Design §8b: what the service maps each value to, beyond the spec. */
 export class ReferenceApi extends HttpApiGroup.make("reference")
-  .add(table)
+  .add(
+    HttpApiEndpoint.get("table", "/api/partners/reference/:table")
+      .setPath(ReferencePath)
+      .addSuccess(ReferenceTable)
+      .annotate(OpenApi.Summary, "What the TRA and SIRE are sent for each value, with the public sources")
+      .annotate(OpenApi.Description, tableDescription)
+  )
   .middleware(PartnerAuth)
   .annotate(OpenApi.Title, "Reference tables")
   .annotate(OpenApi.Description, "What the service maps countries, documents, motivos and accommodation types to (beyond the spec).")

@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test"
 import countriesFile from "../../src/compliance/reference/countries.json" with { type: "json" }
 import documentsFile from "../../src/compliance/reference/documents.json" with { type: "json" }
+import { Either } from "effect"
+import { bundledPartnerFiles, partnerSources } from "../../src/compliance/PartnerReference.ts"
+import tiposFile from "../../src/compliance/reference/tipos_acomodacion.json" with { type: "json" }
 import { admin, call } from "../support/app.ts"
 import { appFixture } from "../support/fixture.ts"
 
@@ -112,5 +115,18 @@ describe("GET /api/partners/reference/{table} (design §8b)", () => {
     for (const table of ["countries", "document_types", "motivos", "tipos_acomodacion"]) {
       expect(JSON.stringify(unknown.body)).toContain(table)
     }
+  })
+})
+
+describe("tipos_acomodacion.json", () => {
+  test("is checked like the other files: an entry that does not map to itself, or a stray note, is refused", () => {
+    expect(Either.isRight(partnerSources())).toBe(true)
+    const broken = (change: object) => partnerSources({ ...bundledPartnerFiles, tiposAcomodacion: { ...tiposFile, ...change } })
+    expect(Either.getLeft(broken({ entries: { ...tiposFile.entries, Doble: "DOBLE" } }))).toEqual(
+      expect.objectContaining({ value: expect.stringContaining("every entry must map to itself") })
+    )
+    expect(Either.getLeft(broken({ notes: { Triple: "a room type no source lists" } }))).toEqual(
+      expect.objectContaining({ value: expect.stringContaining("a note must explain an entry") })
+    )
   })
 })
