@@ -21,6 +21,7 @@ import { PartnerApi, WorkerApi } from "./routes/PartnerApi.ts"
 import { PropertiesLive } from "./routes/PropertiesRoutes.ts"
 import { ReservationsLive } from "./routes/ReservationsRoutes.ts"
 import { ValidationLive } from "./routes/ValidationRoutes.ts"
+import { ReferenceLive } from "./routes/ReferenceRoutes.ts"
 import { WebhooksLive } from "./routes/WebhooksRoutes.ts"
 import { CheckinLive } from "./routes/CheckinRoutes.ts"
 import * as PanelRoutes from "./routes/PanelRoutes.ts"
@@ -221,7 +222,7 @@ const PartnerHttp = HttpApiBuilder.serve(RequestDrain.middleware).pipe(
   Layer.provide(PanelPage.layer),
   Layer.provide(PanelRoutes.openApiRoute),
   Layer.provide(HttpApiBuilder.api(PartnerApi).pipe(
-    Layer.provide([PropertiesLive, ReservationsLive, ValidationLive, WebhooksLive, CheckinLive, PanelRoutes.layer, PartnerHealthLive]),
+    Layer.provide([PropertiesLive, ReservationsLive, ValidationLive, ReferenceLive, WebhooksLive, CheckinLive, PanelRoutes.layer, PartnerHealthLive]),
     Layer.provide(PartnerAuth.layer)
   )),
   Layer.provide(AdminToken.layer),

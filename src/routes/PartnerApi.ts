@@ -6,6 +6,7 @@ import { AnyRouteErrors } from "../http/ErrorMiddleware.ts"
 import { PanelAccountApi, PanelSignInApi } from "../panel/Api.ts"
 import { PropertiesApi } from "../properties/Api.ts"
 import { ReservationsApi } from "../reservations/Api.ts"
+import { ReferenceApi } from "../compliance/ReferenceApi.ts"
 import { ValidationApi } from "../compliance/ValidationApi.ts"
 import { API_VERSION } from "../shared/ApiVersion.ts"
 import { InternalErrorBody } from "../shared/errors.ts"
@@ -27,6 +28,7 @@ export class PartnerApi extends HttpApi.make("partner")
   .add(PropertiesApi)
   .add(ReservationsApi)
   .add(ValidationApi)
+  .add(ReferenceApi)
   .add(WebhooksApi)
   .add(CheckinApi)
   // The account panel is served here too, but documented in its own `/api/panel/openapi.json` (design §8).

@@ -80,6 +80,7 @@ describe("public documents", () => {
       "/api/partners/registrations": ["get", "post"],
       "/api/partners/registrations/{external_id}": ["get"],
       "/api/partners/registrations/validate": ["post"],
+      "/api/partners/reference/{table}": ["get"],
       "/api/partners/webhooks": ["get", "post"],
       "/api/partners/webhooks/{id}": ["delete", "patch"],
       "/api/partners/webhooks/{id}/rotate-secret": ["post"],

@@ -8,6 +8,7 @@ describe("bucketFor (design §6.15)", () => {
     ["GET", "/api/partners/webhooks", "reads"],
     ["GET", "/api/partners/webhooks/deliveries", "reads"],
     ["GET", "/api/partners/registrations/abc", "reads"],
+    ["GET", "/api/partners/reference/countries", "reads"],
     ["PATCH", "/api/partners/properties", "writes"],
     ["POST", "/api/partners/reservations", "writes"],
     ["POST", "/api/partners/reservations/cancel", "writes"],

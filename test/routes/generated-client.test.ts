@@ -79,6 +79,7 @@ test("a client generated from the served /openapi.json type-checks and drives th
   expect([...operations].sort()).toEqual([
     "DELETE /api/partners/webhooks/{id}",
     "GET /api/partners/properties",
+    "GET /api/partners/reference/{table}",
     "GET /api/partners/registrations",
     "GET /api/partners/registrations/{external_id}",
     "GET /api/partners/webhooks",

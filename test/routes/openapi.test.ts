@@ -96,6 +96,12 @@ describe("parameters", () => {
     const limit = partner.paths["/api/partners/webhooks/deliveries"].get.parameters.find((p: Json) => p.name === "limit")
     expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 200, default: 50 })
   })
+
+  test("the reference tables' path names the four tables (design §8b)", () => {
+    const [table] = partner.paths["/api/partners/reference/{table}"].get.parameters
+    expect({ in: table.in, name: table.name, enum: resolve(partner, table.schema)?.enum })
+      .toEqual({ in: "path", name: "table", enum: ["countries", "document_types", "motivos", "tipos_acomodacion"] })
+  })
 })
 
 describe("operations", () => {

@@ -183,6 +183,13 @@ export const pmsFlow = async (input: FlowInput): Promise<FlowOutcome> => {
       !validation.sire.applies,
     "the TRA would get the Colombian guest; SIRE does not apply"
   )
+  // Beyond the spec (design §8b): what the service maps a document type to, with the sources.
+  const documents = await ok(
+    client.GET("/api/partners/reference/{table}", { params: { path: { table: "document_types" } } }),
+    "reference table"
+  )
+  const cedula = documents.entries.find((entry) => entry.key === "C.C")
+  check(cedula?.tra === "C.C" && cedula.sire === null && cedula.source.length > 0, "a cédula goes to the TRA as C.C, never to SIRE")
   const registered = await ok(
     client.POST("/api/partners/registrations", { body: registration }),
     "submit registration",
