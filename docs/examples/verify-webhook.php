@@ -51,7 +51,51 @@ function verify_webhook(array $headers, string $rawBody, string $secret, ?int $n
         throw new WebhookRejected('signature mismatch');
     }
 
-    // Authentic: only now parse the body.
+    return authentic_event($rawBody, $headers['x-service-event-id'] ?? null);
+}
+
+/**
+ * The same check on the Standard Webhooks headers (standardwebhooks.com), which every delivery also carries.
+ * Returns the event or throws WebhookRejected. The key is the bytes that the secret's part after whsec_ encodes:
+ * standard base64 (secrets issued since 2026-11-28) or base64url (issued before; both are read here). The message
+ * is "<webhook-id>.<webhook-timestamp>.<raw body>"; webhook-signature holds "v1,<base64 HMAC-SHA256>" (a space
+ * separates several).
+ *
+ * @param array<string, string> $headers header names in any case
+ */
+function verify_standard_webhook(array $headers, string $rawBody, string $secret, ?int $now = null): array
+{
+    $headers = array_change_key_case($headers, CASE_LOWER);
+    $eventId = $headers['webhook-id'] ?? null;
+    $timestamp = $headers['webhook-timestamp'] ?? null;
+    $signatures = $headers['webhook-signature'] ?? null;
+    if ($eventId === null || $timestamp === null || $signatures === null) {
+        throw new WebhookRejected('missing webhook-id, webhook-timestamp or webhook-signature header');
+    }
+    if (preg_match('/^[0-9]{1,15}$/D', $timestamp) !== 1) {
+        throw new WebhookRejected('malformed webhook-timestamp header (expected Unix seconds)');
+    }
+    if (abs(($now ?? time()) - (int) $timestamp) > WEBHOOK_TOLERANCE_SECONDS) {
+        throw new WebhookRejected("webhook-timestamp is more than 5 minutes away from this server's clock");
+    }
+    $encoded = str_starts_with($secret, 'whsec_') ? substr($secret, 6) : $secret;
+    $key = base64_decode(strtr($encoded, '-_', '+/'), true);
+    if ($key === false) {
+        throw new WebhookRejected('the secret is not base64');
+    }
+    $expected = base64_encode(hash_hmac('sha256', "{$eventId}.{$timestamp}.{$rawBody}", $key, true));
+    foreach (explode(' ', $signatures) as $candidate) {
+        [$version, $signature] = array_pad(explode(',', $candidate, 2), 2, '');
+        if ($version === 'v1' && hash_equals($expected, $signature)) { // constant time, never ==
+            return authentic_event($rawBody, $eventId);
+        }
+    }
+    throw new WebhookRejected('signature mismatch');
+}
+
+/** Authentic: only now parse the body. */
+function authentic_event(string $rawBody, ?string $eventId): array
+{
     try {
         $event = json_decode($rawBody, true, 512, JSON_THROW_ON_ERROR);
     } catch (JsonException) {
@@ -62,8 +106,8 @@ function verify_webhook(array $headers, string $rawBody, string $secret, ?int $n
     if (!$isEvent) {
         throw new WebhookRejected('body is not an event');
     }
-    // The header is not signed; the body id is. They must agree so that deduplicating on either is safe.
-    $eventId = $headers['x-service-event-id'] ?? null;
+    // The id header is not signed by the spec's scheme; the body id is. They must agree so that deduplicating on
+    // either is safe.
     if ($eventId !== null && $eventId !== $event['id']) {
         throw new WebhookRejected('X-Service-Event-Id does not match the body id');
     }

@@ -5,6 +5,8 @@
  *
  *     WEBHOOK_SECRET=whsec_… php -S 127.0.0.1:8000 webhook-receiver.php
  *
+ * With WEBHOOK_SIGNATURE=standard it checks the Standard Webhooks headers instead (verify_standard_webhook()).
+ *
  * It answers 204 to an authentic event and 401 to anything else, and logs one line per request (error_log).
  * The test suite runs it against real deliveries (test/docs/receiver-examples.test.ts).
  */
@@ -28,7 +30,9 @@ if (!str_starts_with($secret, 'whsec_')) {
 
 $rawBody = (string) file_get_contents('php://input'); // the raw body: never $_POST, never json_decode first
 try {
-    $event = verify_webhook(request_headers(), $rawBody, $secret);
+    $event = getenv('WEBHOOK_SIGNATURE') === 'standard'
+        ? verify_standard_webhook(request_headers(), $rawBody, $secret)
+        : verify_webhook(request_headers(), $rawBody, $secret);
 } catch (WebhookRejected $rejected) {
     error_log('rejected: ' . $rejected->getMessage());
     http_response_code(401);

@@ -39,7 +39,7 @@ const EXAMPLE_ENDPOINT = {
   created_at: "2026-11-20T09:00:00.000Z",
   secret_rotated_at: null
 } as const
-const EXAMPLE_SECRET = "whsec_q8V2mX5tB1nK7cR4zL9pW3sD6fG0hJ2yU8eA5oI1vN4"
+const EXAMPLE_SECRET = "whsec_Ltu50B6bX6+1HM4EE+6CiP+jjJLHLlIkK1aZKtBlW1E="
 const EXAMPLE_DELIVERY_ID = "8a1d5e2c-6f3b-4c9a-b7e0-1d2c3b4a5f60"
 const EXAMPLE_EVENT_ID = "evt_4f6c2a9e0b1d4c7e8f3a5b6c7d8e9f01"
 const EXAMPLE_DELIVERY = {

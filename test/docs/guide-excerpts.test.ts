@@ -44,6 +44,7 @@ describe("excerpts in docs/*.md are the example files' own lines", () => {
   test("the receiver guide shows an excerpt of every language's example", () => {
     const shown = new Set(excerpts.filter((e) => e.doc === "webhooks.md").map((e) => e.file))
     expect([...shown].sort()).toEqual([
+      "examples/standard-webhook-receiver.ts",
       "examples/verify-webhook.php",
       "examples/verify_webhook.py",
       "examples/webhook-receiver.php",

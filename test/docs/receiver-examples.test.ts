@@ -8,6 +8,7 @@ import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { reservationBody } from "../support/guests.ts"
 import { followOutput, outputOf, ROOT } from "../support/process.ts"
 import { type ReceivedRequest, type Receiver, sign, startReceiver } from "../support/receiver.ts"
+import { standardSignature } from "../../src/webhooks/Signature.ts"
 
 /**
  * Issue 14, item 9: the receiver examples of docs/webhooks.md — TypeScript on Bun and on Node.js, Python (standard
@@ -122,7 +123,8 @@ const compileForNode = async (): Promise<string> => {
 
 interface Language {
   readonly name: string
-  readonly start: (secret: string) => Promise<ExampleProcess>
+  /** `env`: more of the example's environment (WEBHOOK_SIGNATURE=standard for the Standard Webhooks check). */
+  readonly start: (secret: string, env?: Record<string, string>) => Promise<ExampleProcess>
 }
 
 let nodeBuild: string
@@ -145,17 +147,17 @@ const LANGUAGES: ReadonlyArray<Language> = [
   },
   {
     name: "Python, standard library only (docs/examples/verify_webhook.py)",
-    start: (secret) =>
+    start: (secret, env = {}) =>
       startExample(
         [required("python3", "Python: apt-get install python3"), "verify_webhook.py"],
-        { WEBHOOK_SECRET: secret, PORT: "0", PYTHONDONTWRITEBYTECODE: "1" },
+        { WEBHOOK_SECRET: secret, PORT: "0", PYTHONDONTWRITEBYTECODE: "1", ...env },
         LISTENING
       )
   },
   {
     name: "PHP, php-cli's built-in server (docs/examples/webhook-receiver.php)",
     // The built-in server runs the script for every request, as PHP-FPM would; its docroot is an empty folder.
-    start: (secret) =>
+    start: (secret, env = {}) =>
       startExample(
         [
           required("php", "PHP: apt-get install php-cli (.ci/run installs it)"),
@@ -163,7 +165,7 @@ const LANGUAGES: ReadonlyArray<Language> = [
           "127.0.0.1:0",
           NodePath.join(EXAMPLES, "webhook-receiver.php")
         ],
-        { WEBHOOK_SECRET: secret },
+        { WEBHOOK_SECRET: secret, ...env },
         /Development Server \((http:\/\/127\.0\.0\.1:\d+)\) started/,
         phpRoot
       )
@@ -313,6 +315,31 @@ const REASON = {
   idMismatch: "X-Service-Event-Id does not match the body id"
 } as const
 
+/** An endpoint of the test key for reservation.created, delivering to the recorder at `path` until moved. */
+const recordedEndpoint = async (path: string) => {
+  const created = await call(app, "POST", "/api/partners/webhooks", {
+    key: key(),
+    json: { url: `${recorder.url}${path}`, events: ["reservation.created"] }
+  })
+  expect(created.status).toBe(201)
+  return { id: created.body.id as string, secret: created.body.secret as string }
+}
+
+/** After a language's tests: its example stopped, its endpoint deactivated. */
+const stopAndRemove = async (example: ExampleProcess | undefined, endpoint: { readonly id: string } | undefined) => {
+  await example?.stop()
+  if (endpoint !== undefined) await call(app, "DELETE", `/api/partners/webhooks/${endpoint.id}`, { key: key() })
+}
+
+/** Points the endpoint at a running example. */
+const pointAt = async (endpointId: string, example: ExampleProcess) => {
+  const moved = await call(app, "PATCH", `/api/partners/webhooks/${endpointId}`, {
+    key: key(),
+    json: { url: `${example.url}/webhooks/registration` }
+  })
+  expect(moved.status).toBe(200)
+}
+
 for (const language of LANGUAGES) {
   describe(language.name, () => {
     let example: ExampleProcess
@@ -322,12 +349,7 @@ for (const language of LANGUAGES) {
 
     beforeAll(async () => {
       const path = `/capture/${LANGUAGES.indexOf(language)}`
-      const created = await call(app, "POST", "/api/partners/webhooks", {
-        key: key(),
-        json: { url: `${recorder.url}${path}`, events: ["reservation.created"] }
-      })
-      expect(created.status).toBe(201)
-      endpoint = { id: created.body.id, secret: created.body.secret }
+      endpoint = await recordedEndpoint(path)
       const externalId = await createReservation()
       const [request] = await recorder.waitFor((r) => r.path === path, 15_000)
       captured = request!
@@ -335,17 +357,10 @@ for (const language of LANGUAGES) {
       expect(captured.headers["content-length"]).toBe(String(Buffer.byteLength(captured.body)))
 
       example = await language.start(endpoint.secret)
-      const moved = await call(app, "PATCH", `/api/partners/webhooks/${endpoint.id}`, {
-        key: key(),
-        json: { url: `${example.url}/webhooks/registration` }
-      })
-      expect(moved.status).toBe(200)
+      await pointAt(endpoint.id, example)
     }, 60_000)
 
-    afterAll(async () => {
-      await example?.stop()
-      if (endpoint !== undefined) await call(app, "DELETE", `/api/partners/webhooks/${endpoint.id}`, { key: key() })
-    })
+    afterAll(() => stopAndRemove(example, endpoint))
 
     test("the service's own deliveries are accepted: recorded delivered with the example's 204", async () => {
       const externalId = await createReservation()
@@ -436,14 +451,63 @@ for (const language of LANGUAGES) {
       await example.stop()
       example = await language.start(rotated.body.secret)
       endpoint = { ...endpoint, secret: rotated.body.secret }
-      const moved = await call(app, "PATCH", `/api/partners/webhooks/${endpoint.id}`, {
-        key: key(),
-        json: { url: `${example.url}/webhooks/registration` }
-      })
-      expect(moved.status).toBe(200)
+      await pointAt(endpoint.id, example)
       const accepted = await call(app, "POST", `/api/partners/webhooks/${endpoint.id}/test`, { key: key() })
       expect(accepted.body).toMatchObject({ delivered: true, http_status: 204 })
       await example.printed(`accepted ${accepted.body.event_id} ping`)
+    }, 30_000)
+  })
+}
+
+/** The same receivers checking the Standard Webhooks headers (design §6.14): the TypeScript one with the package. */
+const STANDARD: ReadonlyArray<Language> = [
+  {
+    name: "TypeScript with the standardwebhooks package (docs/examples/standard-webhook-receiver.ts)",
+    start: (secret) =>
+      startExample([BUN, "standard-webhook-receiver.ts"], { WEBHOOK_SECRET: secret, PORT: "0" }, LISTENING)
+  },
+  ...LANGUAGES.slice(2).map((language) => ({
+    name: `${language.name}, WEBHOOK_SIGNATURE=standard`,
+    start: (secret: string) => language.start(secret, { WEBHOOK_SIGNATURE: "standard" })
+  }))
+]
+
+for (const language of STANDARD) {
+  describe(`Standard Webhooks: ${language.name}`, () => {
+    let example: ExampleProcess
+    let endpoint: { id: string; secret: string }
+
+    beforeAll(async () => {
+      endpoint = await recordedEndpoint(`/standard/${STANDARD.indexOf(language)}`)
+      example = await language.start(endpoint.secret)
+      await pointAt(endpoint.id, example)
+    }, 60_000)
+
+    afterAll(() => stopAndRemove(example, endpoint))
+
+    test("the service's ping is accepted; the same delivery with another secret's signature or a changed body is not", async () => {
+      const ping = await call(app, "POST", `/api/partners/webhooks/${endpoint.id}/test`, { key: key() })
+      expect(ping.body).toMatchObject({ delivered: true, http_status: 204 })
+      await example.printed(`accepted ${ping.body.event_id} ping`)
+
+      const body = JSON.stringify({ id: ping.body.event_id, type: "ping", data: {} })
+      const id = ping.body.event_id as string
+      const timestamp = String(nowSeconds())
+      const signed = (secret: string, text = body) => ({
+        "content-type": "application/json",
+        "webhook-id": id,
+        "webhook-timestamp": timestamp,
+        "webhook-signature": standardSignature(secret, id, Number(timestamp), text)
+      })
+      expect((await post(example.url, body, signed(endpoint.secret))).status).toBe(204)
+      expect((await post(example.url, body, signed(OTHER_SECRET))).status).toBe(401)
+      expect((await post(example.url, body.replace("ping", "pong"), signed(endpoint.secret))).status).toBe(401)
+      const stale = String(nowSeconds() - 600)
+      expect((await post(example.url, body, {
+        ...signed(endpoint.secret),
+        "webhook-timestamp": stale,
+        "webhook-signature": standardSignature(endpoint.secret, id, Number(stale), body)
+      })).status).toBe(401)
     }, 30_000)
   })
 }

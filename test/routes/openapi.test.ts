@@ -278,13 +278,12 @@ describe("webhooks section", () => {
   test("each entry lists the headers every delivery carries", () => {
     for (const type of eventTypes) {
       const parameters = partner.webhooks[type].post.parameters as Array<Json>
-      expect(parameters.map((parameter) => [parameter.name, parameter.in, parameter.required])).toEqual([
-        ["User-Agent", "header", true],
-        ["X-Service-Event-Id", "header", true],
-        ["X-Service-Event", "header", true],
-        ["X-Service-Timestamp", "header", true],
-        ["X-Service-Signature", "header", true]
-      ])
+      expect(parameters.map((parameter) => [parameter.name, parameter.in, parameter.required])).toEqual(
+        [
+          ...["User-Agent", "X-Service-Event-Id", "X-Service-Event", "X-Service-Timestamp", "X-Service-Signature"],
+          ...["webhook-id", "webhook-timestamp", "webhook-signature"] // Standard Webhooks, design §6.14
+        ].map((name) => [name, "header", true])
+      )
       for (const parameter of parameters) expect(parameter.description.length).toBeGreaterThan(10)
     }
   })

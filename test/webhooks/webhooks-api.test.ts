@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { Webhook } from "standardwebhooks"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 import { colombian, foreigner, registrationBody, reservationBody } from "../support/guests.ts"
 import { verifyWebhook } from "../../docs/examples/verify-webhook.ts"
-import { bodyOf, type Receiver, startReceiver, verifyReceived } from "../support/receiver.ts"
+import { bodyOf, type Receiver, type ReceivedRequest, startReceiver, verifyReceived } from "../support/receiver.ts"
 
 /**
  * Endpoints 9–16 and the delivery of events, end to end: the real app (its own delivery loop, ROLE=all) on
@@ -83,7 +84,7 @@ describe("endpoints 9–10: create and list", () => {
       is_active: true,
       created_at: expect.any(String),
       secret_rotated_at: null,
-      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) // 32 random bytes
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) // 32 random bytes
     })
     expect(Buffer.from(res.body.secret.slice(6), "base64url")).toHaveLength(32)
     const list = await hooks(a.testKey).list()
@@ -215,7 +216,7 @@ describe("endpoints 11–13: update, deactivate, rotate", () => {
     const e = await endpoint(a.testKey)
     const rotated = await hooks(a.testKey).rotate(e.id)
     expect(rotated.status).toBe(200)
-    expect(rotated.body).toEqual({ id: e.id, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) })
+    expect(rotated.body).toEqual({ id: e.id, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) })
     expect(rotated.body.secret).not.toBe(e.secret)
     const listed = (await hooks(a.testKey).list()).body.endpoints[0]
     expect(listed.secret_rotated_at).toEqual(expect.any(String))
@@ -494,6 +495,67 @@ describe("endpoints 15–16: history and redelivery", () => {
       expect(missing.status).toBe(404)
       expect(missing.body.code).toBe("delivery_not_found")
     }
+    await clearEndpoints(a.testKey)
+  })
+})
+
+describe("Standard Webhooks (design §6.14): every delivery verified with the standardwebhooks package", () => {
+  /** What a receiver hands the library: the three standard headers of a recorded request. */
+  const standardHeaders = (request: ReceivedRequest) => ({
+    "webhook-id": request.headers["webhook-id"]!,
+    "webhook-timestamp": request.headers["webhook-timestamp"]!,
+    "webhook-signature": request.headers["webhook-signature"]!
+  })
+  const verifiesWith = (secret: string, request: ReceivedRequest, body = request.body): boolean => {
+    try {
+      new Webhook(secret).verify(body, standardHeaders(request))
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  test("a ping: both signatures verify; webhook-id is the event id, webhook-timestamp the spec's timestamp", async () => {
+    await clearEndpoints(a.testKey)
+    const e = await endpoint(a.testKey)
+    expect(e.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    const res = await hooks(a.testKey).test(e.id)
+    expect(res.body.delivered).toBe(true)
+    const [request] = receiver.matching((r) => r.path === e.path)
+    expect(verifiesWith(e.secret, request!)).toBe(true)
+    expect(verifyReceived(request!, e.secret)).toBe(true)
+    expect(request!.headers["webhook-id"]).toBe(res.body.event_id)
+    expect(request!.headers["webhook-id"]).toBe(request!.headers["x-service-event-id"])
+    expect(request!.headers["webhook-timestamp"]).toBe(request!.headers["x-service-timestamp"])
+    expect(request!.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/)
+  })
+
+  test("an event delivery verifies; a changed body, id or timestamp does not", async () => {
+    await clearEndpoints(a.testKey)
+    const e = await endpoint(a.testKey)
+    expect((await createReservation(a.testKey, a.testProperties[0]!.property_id)).status).toBe(201)
+    const request = (await receiver.waitFor((r) => r.path === e.path))[0]!
+    expect(JSON.parse(request.body).type).toBe("reservation.created")
+    expect(verifiesWith(e.secret, request)).toBe(true)
+    expect(verifiesWith(e.secret, request, request.body.replace("reservation.created", "reservation.cancelled")))
+      .toBe(false)
+    const headers = standardHeaders(request)
+    for (const changed of [
+      { "webhook-id": "evt_00000000000000000000000000000000" },
+      { "webhook-timestamp": String(Number(headers["webhook-timestamp"]) - 1) }
+    ]) {
+      expect(() => new Webhook(e.secret).verify(request.body, { ...headers, ...changed })).toThrow()
+    }
+  })
+
+  test("rotation: the new secret verifies, the old one no longer does", async () => {
+    await clearEndpoints(a.testKey)
+    const e = await endpoint(a.testKey)
+    const rotated = await hooks(a.testKey).rotate(e.id)
+    expect((await hooks(a.testKey).test(e.id)).body.delivered).toBe(true)
+    const [request] = receiver.matching((r) => r.path === e.path)
+    expect(verifiesWith(rotated.body.secret, request!)).toBe(true)
+    expect(verifiesWith(e.secret, request!)).toBe(false)
     await clearEndpoints(a.testKey)
   })
 })
