@@ -18,6 +18,9 @@ export const WebhooksLive = HttpApiBuilder.group(PartnerApi, "webhooks", (handle
       .handle("deactivate", ({ path }) => Effect.flatMap(CurrentKey, (key) => endpoints.deactivate(key, path.id)))
       .handle("rotate", ({ path }) => Effect.flatMap(CurrentKey, (key) => endpoints.rotate(key, path.id)))
       .handle("test", ({ path }) => Effect.flatMap(CurrentKey, (key) => deliveries.ping(key, path.id)))
+      .handle("recover", ({ path, payload }) =>
+        Effect.flatMap(CurrentKey, (key) =>
+          Effect.map(endpoints.recover(key, path.id, payload), (answer) => HttpServerResponse.unsafeJson(answer, { status: 202 }))))
       .handle("deliveries", ({ urlParams }) => Effect.flatMap(CurrentKey, (key) => deliveries.list(key, urlParams)))
       .handle("redeliver", ({ path }) => Effect.flatMap(CurrentKey, (key) => deliveries.redeliver(key, path.id)))
   }))

@@ -13,6 +13,8 @@ import {
   DeliveriesQuery,
   DeliveryList,
   DeliveryPath,
+  RecoverDeliveries,
+  RecoverResponse,
   RedeliverResponse,
   RotateResponse,
   TestResponse,
@@ -87,6 +89,18 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     onWebhook(HttpApiEndpoint.post("test", "/api/partners/webhooks/:id/test"))
       .addSuccess(TestResponse)
       .annotate(OpenApi.Summary, "Send a signed ping now")
+  )
+  .add(
+    onWebhook(HttpApiEndpoint.post("recover", "/api/partners/webhooks/:id/recover"))
+      .setPayload(RecoverDeliveries)
+      .addSuccess(RecoverResponse, { status: 202 })
+      .annotate(OpenApi.Summary, "Queue the endpoint's failed deliveries of a window again (beyond the spec)")
+      .annotate(
+        OpenApi.Description,
+        "After an outage: every `failed` delivery of this endpoint created between `since` (at most 7 days ago) " +
+          "and `until` (default now) is sent again as endpoint 16 redelivers one: same event_id, a fresh retry " +
+          "cycle, the attempt log kept. 202 with how many; a write for the rate limits."
+      )
   )
   .middleware(PartnerAuth)
   .annotate(OpenApi.Title, "Webhooks")

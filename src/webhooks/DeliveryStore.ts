@@ -269,17 +269,34 @@ const historyStatements = (sql: SqlClient.SqlClient) => {
       (rows) => Option.fromNullable(rows[0])
     )
 
-  /** Endpoint 16's change: the same row, pending again at `at` with a fresh retry cycle; `attempt_log` stays. */
+  /** A redelivery: pending again at `at` with a fresh retry cycle; `attempt_log` keeps the history. */
+  const pendingAgain = (at: Date) =>
+    sql`status = 'pending', cycle_attempts = 0, next_attempt_at = ${at}, delivered_at = NULL, lease_until = NULL`
+  // Wake the delivery loops at commit, as a new delivery does (the insert trigger covers only inserts).
+  const wakeLoops = sql`SELECT pg_notify('webhook_deliveries', '1')`
+
+  /** Endpoint 16's change: the same row, redelivered. */
   const redeliver = (id: string, at: Date) =>
     Effect.gen(function*() {
       const [row] = yield* sql<{ id: string; event_id: string }>`
-        UPDATE webhook_deliveries
-        SET status = 'pending', cycle_attempts = 0, next_attempt_at = ${at}, delivered_at = NULL, lease_until = NULL
-        WHERE id = ${id}
-        RETURNING id, event_id`
-      // Wake the delivery loops at commit, as a new delivery does (the insert trigger covers only inserts).
-      yield* sql`SELECT pg_notify('webhook_deliveries', '1')`
+        UPDATE webhook_deliveries SET ${pendingAgain(at)} WHERE id = ${id} RETURNING id, event_id`
+      yield* wakeLoops
       return row!
+    })
+
+  /**
+   * Recover's change (design §6.14): every `failed` delivery of the endpoint created in [since, until], each
+   * redelivered as endpoint 16 redelivers one. Answers how many.
+   */
+  const recoverFailed = (endpointId: string, window: { readonly since: Date; readonly until: Date }, at: Date) =>
+    Effect.gen(function*() {
+      const rows = yield* sql<{ id: string }>`
+        UPDATE webhook_deliveries SET ${pendingAgain(at)}
+        WHERE endpoint_id = ${endpointId} AND status = 'failed'
+          AND created_at >= ${window.since} AND created_at <= ${window.until}
+        RETURNING id`
+      if (rows.length > 0) yield* wakeLoops
+      return rows.length
     })
 
   /** Endpoint 15: most recent first, deliveries of deactivated endpoints included (design §6.14). */
@@ -335,7 +352,7 @@ const historyStatements = (sql: SqlClient.SqlClient) => {
       SET status = 'failed', next_attempt_at = NULL, lease_until = NULL, last_error = ${error}
       WHERE endpoint_id = ${endpointId} AND status = 'pending'`
 
-  return { lockDelivery, redeliver, failPending, list, environmentOf, outcomesSince } as const
+  return { lockDelivery, redeliver, recoverFailed, failPending, list, environmentOf, outcomesSince } as const
 }
 
 export const make = Effect.map(SqlClient.SqlClient, (sql) => ({

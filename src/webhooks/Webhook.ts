@@ -1,5 +1,6 @@
-import { Schema } from "effect"
+import { DateTime, Either, Option, Schema } from "effect"
 import { ReservationEvent } from "../reservations/machine/State.ts"
+import { InvalidRequest } from "../shared/errors.ts"
 import { SingleLineString, StoredString } from "../shared/StoredString.ts"
 
 /**
@@ -13,7 +14,9 @@ export const Limits = {
   deliveriesDefault: 50,
   deliveriesMax: 200,
   /** Not in the spec: a practical URL limit (browsers and proxies), so a URL always fits a log line. */
-  url: 2048
+  url: 2048,
+  /** Design §6.14: how far back recover reaches. */
+  recoverDays: 7
 } as const
 
 /** The spec's EventType: every lifecycle event, `*` (all) and `ping` (endpoint 14). */
@@ -227,3 +230,59 @@ export const RedeliverResponse = Schema.Struct({
   identifier: "RedeliverResponse",
   examples: [{ ok: true, id: EXAMPLE_DELIVERY_ID, event_id: EXAMPLE_EVENT_ID, status: "pending" }]
 })
+
+/** An instant as JSON carries it: an ISO 8601 date-time with its offset, such as 2026-11-27T12:00:00Z. */
+const Instant = Schema.String.pipe(
+  Schema.filter((text) => /^\d{4}-\d{2}-\d{2}T[^ ]*(Z|[+-]\d{2}:?\d{2})$/.test(text) && Option.isSome(DateTime.make(text)), {
+    message: () => "must be a date-time with its offset, such as 2026-11-27T12:00:00Z",
+    jsonSchema: { format: "date-time" }
+  })
+)
+
+/** Recover's body (design §6.14): a window of creation times; `until` defaults to now. */
+export const RecoverDeliveries = Schema.Struct({
+  since: Instant.annotations({
+    description: `Recover deliveries created at or after this instant: at most ${Limits.recoverDays} days ago.`
+  }),
+  until: optional(Instant.annotations({ description: "And created at or before this instant; now when absent." }))
+}).annotations({
+  identifier: "RecoverDeliveries",
+  examples: [{ since: "2026-11-24T00:00:00Z", until: "2026-11-27T12:00:00Z" }],
+  ...requestOptions
+})
+export type RecoverDeliveries = typeof RecoverDeliveries.Type
+
+export const RecoverResponse = Schema.Struct({
+  recovered: Schema.Int.annotations({ description: "How many failed deliveries were queued again." })
+}).annotations({ identifier: "RecoverResponse", examples: [{ recovered: 3 }] })
+
+/**
+ * The window recover works on, or the 400 that names what is wrong with it: `since` at most `recoverDays`
+ * back from `now`, and not after `until` (or now).
+ */
+export const recoveryWindow = (
+  body: RecoverDeliveries,
+  now: DateTime.Utc
+): Either.Either<{ readonly since: Date; readonly until: Date }, InvalidRequest> => {
+  const since = DateTime.unsafeMake(body.since)
+  const until = body.until === undefined ? now : DateTime.unsafeMake(body.until)
+  const fields: Array<{ readonly field: string; readonly message: string }> = []
+  if (DateTime.lessThan(since, DateTime.subtract(now, { days: Limits.recoverDays }))) {
+    fields.push({ field: "since", message: `must be at most ${Limits.recoverDays} days ago` })
+  }
+  if (DateTime.greaterThan(since, until)) {
+    fields.push(
+      body.until === undefined
+        ? { field: "since", message: "must not be in the future" }
+        : { field: "until", message: "must not be before since" }
+    )
+  }
+  return fields.length === 0
+    ? Either.right({ since: DateTime.toDateUtc(since), until: DateTime.toDateUtc(until) })
+    : Either.left(
+      new InvalidRequest({
+        message: `invalid request: ${fields.map((f) => `${f.field} ${f.message}`).join("; ")}`,
+        details: { fields }
+      })
+    )
+}

@@ -7,7 +7,15 @@ import { isUuid } from "../shared/Uuid.ts"
 import { InvalidWebhookUrl, WebhookLimitReached, WebhookNotFound } from "../shared/errors.ts"
 import { DeliveryStore } from "./DeliveryStore.ts"
 import { newSecret } from "./Signature.ts"
-import { type CreateWebhook, type EventType, Limits, type UpdateWebhook, type WebhookEndpoint } from "./Webhook.ts"
+import {
+  type CreateWebhook,
+  type EventType,
+  Limits,
+  type RecoverDeliveries,
+  recoveryWindow,
+  type UpdateWebhook,
+  type WebhookEndpoint
+} from "./Webhook.ts"
 
 export interface EndpointRow {
   readonly id: string
@@ -158,6 +166,25 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("webhoo
         return { id: rows[0]!.id, secret }
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    return { list, create, update, deactivate, rotate } as const
+    /**
+     * Recover (design §6.14): the endpoint's failed deliveries created in the window, queued again, each with a
+     * fresh retry cycle. The endpoint row is locked so that a deactivation cannot interleave.
+     */
+    const recover = (key: AuthenticatedKey, id: string, body: RecoverDeliveries) =>
+      Effect.gen(function*() {
+        const at = yield* DateTime.now
+        const window = yield* recoveryWindow(body, at)
+        if (!isUuid(id)) return yield* webhookNotFound(id)
+        return yield* Effect.gen(function*() {
+          const rows = yield* sql<{ id: string }>`
+            SELECT id FROM webhook_endpoints
+            WHERE id = ${id} AND account_id = ${key.accountId} AND environment = ${key.environment} AND is_active
+            FOR UPDATE`
+          if (rows.length === 0) return yield* webhookNotFound(id)
+          return { recovered: yield* deliveries.recoverFailed(id, window, DateTime.toDateUtc(at)) }
+        }).pipe(sql.withTransaction)
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    return { list, create, update, deactivate, rotate, recover } as const
   })
 }) {}

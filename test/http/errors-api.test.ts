@@ -83,6 +83,7 @@ describe("public documents", () => {
       "/api/partners/reference/{table}": ["get"],
       "/api/partners/webhooks": ["get", "post"],
       "/api/partners/webhooks/{id}": ["delete", "patch"],
+      "/api/partners/webhooks/{id}/recover": ["post"],
       "/api/partners/webhooks/{id}/rotate-secret": ["post"],
       "/api/partners/webhooks/{id}/test": ["post"],
       "/api/partners/webhooks/deliveries": ["get"],

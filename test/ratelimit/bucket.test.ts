@@ -17,6 +17,7 @@ describe("bucketFor (design §6.15)", () => {
     ["DELETE", "/api/partners/webhooks/3b7d", "writes"],
     ["POST", "/api/partners/webhooks/3b7d/rotate-secret", "writes"],
     ["POST", "/api/partners/webhooks/deliveries/9f/redeliver", "writes"],
+    ["POST", "/api/partners/webhooks/3b7d/recover", "writes"],
     ["POST", "/api/partners/webhooks/3b7d/test", "tests"]
   ] as const)("%s %s → %s", (method, path, bucket) => {
     expect(bucketFor(method, path)).toBe(bucket)

@@ -93,6 +93,7 @@ test("a client generated from the served /openapi.json type-checks and drives th
     "POST /api/partners/reservations/cancel",
     "POST /api/partners/webhooks",
     "POST /api/partners/webhooks/deliveries/{id}/redeliver",
+    "POST /api/partners/webhooks/{id}/recover",
     "POST /api/partners/webhooks/{id}/rotate-secret",
     "POST /api/partners/webhooks/{id}/test"
   ])

@@ -24,7 +24,9 @@ beforeAll(async () => {
   a = await seedAccount(app, "Hotelera A")
   b = await seedAccount(app, "Hotelera B")
   // The suite makes more writes per minute than the spec's default budget; the ping test uses its own account.
-  for (const account of [a, b]) await admin(app, (c) => c.SetLimits({ account_id: account.accountId, writes: 10_000, reads: 10_000 }))
+  for (const account of [a, b]) {
+    await admin(app, (c) => c.SetLimits({ account_id: account.accountId, writes: 10_000, reads: 10_000, tests: 10_000 }))
+  }
 })
 
 afterAll(async () => {
@@ -557,5 +559,82 @@ describe("Standard Webhooks (design §6.14): every delivery verified with the st
     expect(verifiesWith(rotated.body.secret, request!)).toBe(true)
     expect(verifiesWith(e.secret, request!)).toBe(false)
     await clearEndpoints(a.testKey)
+  })
+})
+
+describe("recover (design §6.14): failed deliveries of a window queued again", () => {
+  const recover = (key: string, id: string, json: unknown) =>
+    call(app, "POST", `/api/partners/webhooks/${id}/recover`, { key, json })
+  const hourAgo = () => new Date(Date.now() - 3_600_000).toISOString()
+  const failedPing = async (e: { id: string }) => {
+    const res = await hooks(a.testKey).test(e.id)
+    expect(res.body.delivered).toBe(false)
+    return res.body.event_id as string
+  }
+  const row = async (eventId: string) =>
+    (await db.query<{ status: string; attempts: number; cycle_attempts: number; attempt_log: Array<unknown> }>(
+      "SELECT status, attempts, cycle_attempts, attempt_log FROM webhook_deliveries WHERE event_id = $1",
+      [eventId]
+    ))[0]!
+
+  test("202 with the count; each is sent again (same event id, the log kept); pending and older ones untouched", async () => {
+    await clearEndpoints(a.testKey)
+    const e = await endpoint(a.testKey)
+    receiver.on(e.path, 503)
+    const recent = [await failedPing(e), await failedPing(e)]
+    const old = await failedPing(e)
+    await db.query("UPDATE webhook_deliveries SET created_at = now() - interval '2 days' WHERE event_id = $1", [old])
+    expect((await createReservation(a.testKey, a.testProperties[0]!.property_id)).status).toBe(201)
+    const [pending] = await db.query<{ event_id: string; status: string }>(
+      "SELECT event_id, status FROM webhook_deliveries WHERE endpoint_id = $1 AND event_type = 'reservation.created'",
+      [e.id]
+    )
+    expect(pending!.status).toBe("pending")
+    receiver.on(e.path, 204)
+    receiver.clear()
+
+    const res = await recover(a.testKey, e.id, { since: hourAgo() })
+    expect(res.status).toBe(202)
+    expect(res.body).toEqual({ recovered: 2 })
+    const resent = await receiver.waitForCount(2, (r) => r.path === e.path && recent.includes(r.headers["x-service-event-id"]!))
+    expect(resent.map((r) => r.headers["x-service-event-id"]).sort()).toEqual([...recent].sort())
+    for (const eventId of recent) {
+      for (let i = 0; i < 50 && (await row(eventId)).status !== "delivered"; i++) await Bun.sleep(100)
+      expect(await row(eventId)).toMatchObject({ status: "delivered", attempts: 2, cycle_attempts: 1 })
+      expect((await row(eventId)).attempt_log).toHaveLength(2)
+    }
+    expect((await row(old)).status).toBe("failed")
+    expect(receiver.matching((r) => r.headers["x-service-event-id"] === old)).toEqual([])
+
+    const wider = await recover(a.testKey, e.id, { since: new Date(Date.now() - 3 * 86_400_000).toISOString() })
+    expect(wider.body).toEqual({ recovered: 1 })
+    await clearEndpoints(a.testKey)
+  })
+
+  test("400 invalid_request for a window over 7 days back or reversed; 404 for another key's, deactivated or unknown endpoints", async () => {
+    await clearEndpoints(a.testKey)
+    const e = await endpoint(a.testKey)
+    const eightDays = new Date(Date.now() - 8 * 86_400_000).toISOString()
+    const tooOld = await recover(a.testKey, e.id, { since: eightDays })
+    expect(tooOld.status).toBe(400)
+    expect(tooOld.body).toMatchObject({
+      code: "invalid_request",
+      details: { fields: [{ field: "since", message: "must be at most 7 days ago" }] }
+    })
+    const reversed = await recover(a.testKey, e.id, { since: hourAgo(), until: new Date(Date.now() - 7_200_000).toISOString() })
+    expect(reversed.body).toMatchObject({ details: { fields: [{ field: "until", message: "must not be before since" }] } })
+    for (const body of [{}, { since: "yesterday" }]) {
+      const refused = await recover(a.testKey, e.id, body)
+      expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 400, code: "invalid_request" })
+    }
+
+    const theirs = await endpoint(b.testKey)
+    expect((await recover(a.testKey, theirs.id, { since: hourAgo() })).body.code).toBe("webhook_not_found")
+    expect((await recover(a.liveKey, e.id, { since: hourAgo() })).body.code).toBe("webhook_not_found")
+    expect((await recover(a.testKey, "not-a-uuid", { since: hourAgo() })).status).toBe(404)
+    await hooks(a.testKey).remove(e.id)
+    const gone = await recover(a.testKey, e.id, { since: hourAgo() })
+    expect({ status: gone.status, code: gone.body.code }).toEqual({ status: 404, code: "webhook_not_found" })
+    await clearEndpoints(b.testKey)
   })
 })

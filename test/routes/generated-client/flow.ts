@@ -90,7 +90,7 @@ export const pmsFlow = async (input: FlowInput): Promise<FlowOutcome> => {
   )
   check(mapped.ok && mapped.mappings[0]?.external_id === "HOTEL-PMS-1", "the mapping is answered back")
 
-  // Webhooks (endpoints 10, 9, 11, 14, 13): create, list, change, ping, rotate.
+  // Webhooks (endpoints 10, 9, 11, 14, 13 and recover): create, list, change, ping, rotate, recover.
   const created = await ok(
     client.POST("/api/partners/webhooks", { body: { url: `${input.receiverUrl}/hooks/pms`, events: ["*"] } }),
     "create webhook",
@@ -110,6 +110,9 @@ export const pmsFlow = async (input: FlowInput): Promise<FlowOutcome> => {
   await input.waitForEvent("ping")
   const rotated = await ok(client.POST("/api/partners/webhooks/{id}/rotate-secret", { params: path }), "rotate")
   check(rotated.id === created.id && rotated.secret !== created.secret, "rotation gives a new secret")
+  const since = new Date(Date.now() - 3_600_000).toISOString()
+  const recovered = await ok(client.POST("/api/partners/webhooks/{id}/recover", { params: path, body: { since } }), "recover", 202)
+  check(recovered.recovered === 0, "nothing had failed, so recover queued nothing")
 
   // Endpoint 3: create, then the identical retry.
   const reservationExternalId = `PMS-${Date.now().toString(36)}`
