@@ -20,7 +20,7 @@ import {
   WebhookNotFoundBody
 } from "../shared/errors.ts"
 import { API_VERSION } from "../shared/ApiVersion.ts"
-import { RedeliveryErrors } from "../webhooks/Api.ts"
+import { recoverEndpoint, RedeliveryErrors } from "../webhooks/Api.ts"
 import { RedeliverResponse, TestResponse } from "../webhooks/Webhook.ts"
 import {
   Accepted,
@@ -216,6 +216,9 @@ export class PanelAccountApi extends HttpApiGroup.make("panelAccount")
       .addSuccess(TestResponse)
       .addError(WebhookNotFoundBody)
       .annotate(OpenApi.Summary, "Send a signed ping now (as endpoint 14)")
+  )
+  .add(
+    recoverEndpoint("recoverWebhook", "/api/panel/webhooks/:id/recover").annotate(OpenApi.Summary, "Queue the endpoint's failed deliveries of a window again (as the partner recover)")
   )
   .add(
     HttpApiEndpoint.get("reservations", "/api/panel/reservations")

@@ -19,6 +19,7 @@ import {
 } from "../shared/errors.ts"
 import { Deliveries } from "../webhooks/Deliveries.ts"
 import { WebhookEndpoints } from "../webhooks/WebhookEndpoints.ts"
+import type { RecoverDeliveries } from "../webhooks/Webhook.ts"
 import { Audit, type AuditAction } from "../audit/Audit.ts"
 import { PanelAuth } from "./PanelAuth.ts"
 import {
@@ -158,11 +159,22 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
         onSome: (environment) => deliveries.redeliver(asKey(user, environment), deliveryId)
       }))
 
+    /** An action on one of the account's active webhook endpoints, in that endpoint's environment. */
+    const onEndpoint = <A, E>(user: PanelUser, endpointId: string, action: (key: AuthenticatedKey) => Effect.Effect<A, E>) =>
+      Effect.flatMap(
+        deliveries.environmentOf(user.accountId, { endpoint: endpointId }),
+        (environment): Effect.Effect<A, E | WebhookNotFound> =>
+          Option.isNone(environment)
+            ? Effect.fail(new WebhookNotFound({ message: `No webhook endpoint ${endpointId} in this account.`, details: { id: endpointId } }))
+            : action(asKey(user, environment.value))
+      )
+
     const testWebhook = (user: PanelUser, endpointId: string) =>
-      Effect.flatMap(deliveries.environmentOf(user.accountId, { endpoint: endpointId }), Option.match({
-        onNone: () => Effect.fail(new WebhookNotFound({ message: `No webhook endpoint ${endpointId} in this account.`, details: { id: endpointId } })),
-        onSome: (environment) => deliveries.ping(asKey(user, environment), endpointId)
-      }))
+      onEndpoint(user, endpointId, (key) => deliveries.ping(key, endpointId))
+
+    /** Design §6.14 Recover, from the endpoint's card. */
+    const recoverWebhook = (user: PanelUser, endpointId: string, body: RecoverDeliveries) =>
+      onEndpoint(user, endpointId, (key) => endpoints.recover(key, endpointId, body))
 
     // ------------------------------------------------------------------------------------------- reservations
 
@@ -253,6 +265,7 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
       listDeliveries,
       redeliver,
       testWebhook,
+      recoverWebhook,
       listReservations,
       recordDeparture,
       listMembers,

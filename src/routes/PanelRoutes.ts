@@ -159,6 +159,10 @@ export const PanelAccountLive = HttpApiBuilder.group(PartnerApi, "panelAccount",
       .handle("deliveries", ({ urlParams }) => as((user) => panel.listDeliveries(user, urlParams)))
       .handle("redeliver", ({ path }) => as((user) => panel.redeliver(user, path.id)))
       .handle("testWebhook", ({ path }) => as((user) => panel.testWebhook(user, path.id)))
+      .handle("recoverWebhook", ({ path, payload }) =>
+        as((user) =>
+          Effect.map(panel.recoverWebhook(user, path.id, payload), (answer) =>
+            HttpServerResponse.unsafeJson(answer, { status: 202 }))))
       .handle("reservations", ({ urlParams }) => as((user) => panel.listReservations(user, urlParams)))
       .handle("recordDeparture", ({ path, payload }) =>
         as((user) => panel.recordDeparture(user, path.reservation_id, payload.departed_on)))

@@ -36,6 +36,10 @@ const onWebhook = <Name extends string, Method extends HttpMethod.HttpMethod>(
   endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method>
 ) => endpoint.setPath(WebhookPath).addError(WebhookNotFoundBody)
 
+/** Design §6.14 Recover at `path`: the partner API's and the panel's. */
+export const recoverEndpoint = <Name extends string>(name: Name, path: `/${string}`) =>
+  onWebhook(HttpApiEndpoint.post(name, path)).setPayload(RecoverDeliveries).addSuccess(RecoverResponse, { status: 202 })
+
 /** Endpoints 9 to 16 of the spec. */
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
@@ -91,9 +95,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "Send a signed ping now")
   )
   .add(
-    onWebhook(HttpApiEndpoint.post("recover", "/api/partners/webhooks/:id/recover"))
-      .setPayload(RecoverDeliveries)
-      .addSuccess(RecoverResponse, { status: 202 })
+    recoverEndpoint("recover", "/api/partners/webhooks/:id/recover")
       .annotate(OpenApi.Summary, "Queue the endpoint's failed deliveries of a window again (beyond the spec)")
       .annotate(
         OpenApi.Description,

@@ -440,6 +440,15 @@ describe("properties, webhooks, reservations: one account never sees another's",
 
     expect((await bPanel.request("POST", `/api/panel/deliveries/${delivery.id}/redeliver`)).body.code).toBe("delivery_not_found")
     expect((await bPanel.request("POST", `/api/panel/webhooks/${created.body.id}/test`)).body.code).toBe("webhook_not_found")
+
+    // Recover (design §6.14): the delivery failed; the holder queues the endpoint's failed ones again.
+    await db.query("UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1", [delivery.id])
+    const since = new Date(Date.now() - 3_600_000).toISOString()
+    const recovered = await aPanel.request("POST", `/api/panel/webhooks/${created.body.id}/recover`, { json: { since } })
+    expect({ status: recovered.status, body: recovered.body }).toEqual({ status: 202, body: { recovered: 1 } })
+    await receiver.waitForCount(3, (r) => r.path === "/panel-hook" && r.headers["x-service-event"] !== "ping")
+    const foreign = await bPanel.request("POST", `/api/panel/webhooks/${created.body.id}/recover`, { json: { since } })
+    expect({ status: foreign.status, code: foreign.body.code }).toEqual({ status: 404, code: "webhook_not_found" })
     expect((await bPanel.request("GET", "/api/panel/deliveries?environment=test")).body.deliveries).toEqual([])
     expect((await bPanel.request("GET", "/api/panel/webhooks?environment=test")).body.endpoints).toEqual([])
   })

@@ -573,6 +573,15 @@ describe("account panel page (design §8)", () => {
     await endpointCard.locator(".ping-ok").waitFor()
     expect(await endpointCard.locator(".ping-result").textContent())
       .toMatch(/^Prueba entregada\. HTTP 200 en \d+ ms\.$/)
+
+    // Recover (design §6.14): the event's delivery failed again; the card's button queues it, and it is sent.
+    await db.query(
+      "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE endpoint_id = $1 AND event_type <> 'ping'",
+      [endpoint.body.id]
+    )
+    await endpointCard.getByRole("button", { name: "Reenviar fallidas (7 días)" }).click()
+    await endpointCard.locator(".ping-result", { hasText: "Entregas fallidas en cola de nuevo: 1." }).waitFor()
+    await receiver.waitForCount(3, (request) => request.path === "/hotel-hook" && request.headers["x-service-event"] !== "ping")
     await audit(page, "webhooks-after", axe)
     expect(axe).toEqual({ webhooks: [], "webhooks-after": [] })
     expect(errors).toEqual([])

@@ -1353,6 +1353,18 @@
           )
         )
       })
+      // Design §6.14 Recover: the endpoint's failed deliveries of the last 7 days (less a minute, so that the
+      // window is still inside the bound when the server reads it) queued again.
+      const recover = actionButton({ class: "secondary small", text: "recoverFailed" }, async () => {
+        const since = new Date(Date.now() - 7 * 86_400_000 + 60_000).toISOString()
+        const res = await api("POST", `/webhooks/${encodeURIComponent(endpoint.id)}/recover`, { since })
+        if (!live()) return
+        if (res.status !== 202) {
+          return fill(result, h("p", { class: "message-error", text: ["err_unexpected", { code: res.code ?? res.status }] }))
+        }
+        fill(result, h("p", { class: "ping-ok", text: ["recovered", { n: { n: res.body.recovered } }] }))
+        if (res.body.recovered > 0) loadDeliveries()
+      })
       return h(
         "article",
         { class: "card endpoint" },
@@ -1375,7 +1387,7 @@
             }
           ]
         ], true),
-        h("div", { class: "actions" }, test),
+        h("div", { class: "actions" }, test, recover),
         result
       )
     }
