@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import * as NodeFs from "node:fs/promises"
+import { Webhook } from "standardwebhooks"
 import { call } from "../support/app.ts"
 import { appFixture } from "../support/fixture.ts"
 import { type Json, responseProblems } from "../support/openapi.ts"
@@ -110,10 +111,16 @@ test("a client generated from the served /openapi.json type-checks and drives th
   expect(redelivered.map((request) => bodyOf(request).type)).toEqual(["reservation.created", "reservation.created"])
   const registration = await receiver.waitFor(byEvent("registration.completed", outcome.registrationExternalId), 15_000)
   expect(bodyOf(registration[0]!).data.guests.map((guest: Json) => guest.numero_documento)).toEqual(["1020304050"])
+  // Both signatures: the spec's, and the Standard Webhooks one as the official package checks it (design §6.14).
+  const standard = new Webhook(outcome.secret)
   for (const request of receiver.matching((request) => request.headers["x-service-event"] !== "ping")) {
-    expect({ event: request.headers["x-service-event"], verified: verifyReceived(request, outcome.secret) }).toEqual({
+    const headers = Object.fromEntries(
+      ["webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => [name, request.headers[name] ?? ""])
+    )
+    expect({
       event: request.headers["x-service-event"],
-      verified: true
-    })
+      verified: verifyReceived(request, outcome.secret),
+      standard: (standard.verify(request.body, headers) as Json).id
+    }).toEqual({ event: request.headers["x-service-event"], verified: true, standard: bodyOf(request).id })
   }
 }, 120_000)
