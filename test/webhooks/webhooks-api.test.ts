@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { randomBytes } from "node:crypto"
 import { Webhook } from "standardwebhooks"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
@@ -548,6 +549,20 @@ describe("Standard Webhooks (design §6.14): every delivery verified with the st
     ]) {
       expect(() => new Webhook(e.secret).verify(request.body, { ...headers, ...changed })).toThrow()
     }
+  })
+
+  test("an endpoint still holding a secret issued before (base64url) is signed with the bytes it encodes", async () => {
+    await clearEndpoints(a.testKey)
+    const e = await endpoint(a.testKey)
+    const bytes = randomBytes(32)
+    const legacy = `whsec_${bytes.toString("base64url")}`
+    // As an endpoint created before 2026-11-28 holds it (plain text is still read: docs/security.md).
+    await db.query("UPDATE webhook_endpoints SET secret = $1 WHERE id = $2", [legacy, e.id])
+    expect((await hooks(a.testKey).test(e.id)).body.delivered).toBe(true)
+    const [request] = receiver.matching((r) => r.path === e.path)
+    expect(verifyReceived(request!, legacy)).toBe(true)
+    expect(verifiesWith(`whsec_${bytes.toString("base64")}`, request!)).toBe(true)
+    await clearEndpoints(a.testKey)
   })
 
   test("rotation: the new secret verifies, the old one no longer does", async () => {
