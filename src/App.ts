@@ -61,6 +61,7 @@ import * as Telemetry from "./telemetry/Telemetry.ts"
 import * as Heartbeat from "./workers/Heartbeat.ts"
 import * as PanelPage from "./panel/Page.ts"
 import { PanelAccount } from "./panel/PanelAccount.ts"
+import { PanelWebhooks } from "./panel/PanelWebhooks.ts"
 import { PanelAuth } from "./panel/PanelAuth.ts"
 import { PanelKeys } from "./panel/PanelKeys.ts"
 
@@ -139,12 +140,11 @@ const PanelLayer = Layer.mergeAll(
     Accounts.Default,
     Sandbox.Default,
     Properties.Default,
-    WebhookEndpointsLayer,
-    DeliveriesLayer,
     ReservationsLayer,
     PartnerReservationsLayer,
     AlertsModule.Alerts.Default
-  ]))
+  ])),
+  PanelWebhooks.Default.pipe(Layer.provide([Accounts.Default, WebhookEndpointsLayer, DeliveriesLayer]))
 )
 
 const Services = Layer.mergeAll(

@@ -20,6 +20,10 @@ export type AuditAction =
   | "member.added"
   | "member.removed"
   | "reservation.departure_recorded"
+  | "webhook.created"
+  | "webhook.updated"
+  | "webhook.deactivated"
+  | "webhook.secret_rotated"
   | "reference.set"
   | "reference.unset"
 

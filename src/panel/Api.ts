@@ -6,7 +6,9 @@ import { documented } from "../http/OpenApiDocument.ts"
 import { ChangeErrors } from "../reservations/Api.ts"
 import {
   CsrfRejectedBody,
+  DeliveryNotFoundBody,
   InvalidCodeBody,
+  InvalidWebhookUrlBody,
   KeyLimitReachedBody,
   KeyNotFoundBody,
   LiveNotEnabledBody,
@@ -17,11 +19,20 @@ import {
   RateLimitedBody,
   SandboxExistsBody,
   UnauthorizedBody,
+  WebhookLimitReachedBody,
   WebhookNotFoundBody
 } from "../shared/errors.ts"
 import { API_VERSION } from "../shared/ApiVersion.ts"
 import { recoverEndpoint, RedeliveryErrors } from "../webhooks/Api.ts"
-import { RedeliverResponse, TestResponse } from "../webhooks/Webhook.ts"
+import {
+  DeactivateResponse,
+  RedeliverResponse,
+  RotateResponse,
+  TestResponse,
+  UpdateWebhook,
+  WebhookEndpoint,
+  WebhookEndpointCreated
+} from "../webhooks/Webhook.ts"
 import {
   Accepted,
   AccountView,
@@ -32,8 +43,10 @@ import {
   Confirmation,
   ConfirmKey,
   CreateKey,
+  CreatePanelWebhook,
   CurrentPanelUser,
   DeliveriesQuery,
+  DeliveryDetail,
   DeliveryIdPath,
   DeliveryList,
   EnvironmentQuery,
@@ -195,13 +208,52 @@ export class PanelAccountApi extends HttpApiGroup.make("panelAccount")
     HttpApiEndpoint.get("webhooks", "/api/panel/webhooks")
       .setUrlParams(EnvironmentQuery)
       .addSuccess(WebhookSummaryList)
-      .annotate(OpenApi.Summary, "Webhook endpoints with the last 7 days' delivered and failed counts")
+      .annotate(OpenApi.Summary, "Webhook endpoints with their last 7 days' deliveries by status")
+  )
+  .add(
+    HttpApiEndpoint.post("createWebhook", "/api/panel/webhooks")
+      .setPayload(CreatePanelWebhook)
+      .addSuccess(WebhookEndpointCreated, { status: 201 })
+      .addError(InvalidWebhookUrlBody)
+      .addError(WebhookLimitReachedBody)
+      .addError(LiveNotEnabledBody)
+      .annotate(OpenApi.Summary, "Add a webhook endpoint (as endpoint 10; the secret is shown only here)")
+  )
+  .add(
+    HttpApiEndpoint.patch("updateWebhook", "/api/panel/webhooks/:id")
+      .setPath(WebhookIdPath)
+      .setPayload(UpdateWebhook)
+      .addSuccess(WebhookEndpoint)
+      .addError(WebhookNotFoundBody)
+      .addError(InvalidWebhookUrlBody)
+      .annotate(OpenApi.Summary, "Change a webhook endpoint's url, events or include_guests (as endpoint 11)")
+  )
+  .add(
+    HttpApiEndpoint.del("deactivateWebhook", "/api/panel/webhooks/:id")
+      .setPath(WebhookIdPath)
+      .addSuccess(DeactivateResponse)
+      .addError(WebhookNotFoundBody)
+      .annotate(OpenApi.Summary, "Deactivate a webhook endpoint (as endpoint 12)")
+  )
+  .add(
+    HttpApiEndpoint.post("rotateWebhookSecret", "/api/panel/webhooks/:id/rotate-secret")
+      .setPath(WebhookIdPath)
+      .addSuccess(RotateResponse)
+      .addError(WebhookNotFoundBody)
+      .annotate(OpenApi.Summary, "Rotate a webhook endpoint's signing secret (as endpoint 13)")
   )
   .add(
     HttpApiEndpoint.get("deliveries", "/api/panel/deliveries")
       .setUrlParams(DeliveriesQuery)
       .addSuccess(DeliveryList)
-      .annotate(OpenApi.Summary, "Webhook deliveries, most recent first (as endpoint 15)")
+      .annotate(OpenApi.Summary, "The delivery log: filtered, most recent first, by pages, with counts by status")
+  )
+  .add(
+    HttpApiEndpoint.get("delivery", "/api/panel/deliveries/:id")
+      .setPath(DeliveryIdPath)
+      .addSuccess(DeliveryDetail)
+      .addError(DeliveryNotFoundBody)
+      .annotate(OpenApi.Summary, "One delivery: the payload sent and each attempt with the receiver's answer")
   )
   .add(
     HttpApiEndpoint.post("redeliver", "/api/panel/deliveries/:id/redeliver")

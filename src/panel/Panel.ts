@@ -10,7 +10,7 @@ import {
 } from "../reservations/Reservation.ts"
 import { Environment } from "../shared/Environment.ts"
 import { SingleLineString, StoredString } from "../shared/StoredString.ts"
-import { Delivery, DeliveryStatus, IntFromQuery, Limits as WebhookLimits, WebhookEndpoint } from "../webhooks/Webhook.ts"
+import { CreateWebhook, Delivery, IntFromQuery, Limits as WebhookLimits, WebhookEndpoint } from "../webhooks/Webhook.ts"
 
 /**
  * Schemas of the account panel's JSON API (design §8): what the page at `/panel` sends and receives. Requests
@@ -307,10 +307,19 @@ export const PropertyPath = Schema.Struct({
 
 export const EnvironmentQuery = Schema.Struct({ environment: environmentParam }).annotations(requestOptions)
 
+/** Deliveries by what the panel calls their status: `pending` is split into first attempt waiting and `retrying`. */
+export const PanelDeliveryStatus = Schema.Literal("pending", "retrying", "delivered", "failed")
+export const DeliveryCounts = Schema.Struct({
+  pending: Schema.Int,
+  retrying: Schema.Int,
+  delivered: Schema.Int,
+  failed: Schema.Int
+}).annotations({ identifier: "PanelDeliveryCounts" })
+
 export const WebhookSummary = Schema.Struct({
   ...WebhookEndpoint.fields,
-  /** Deliveries of the last 7 days that ended delivered or failed. */
-  last_7_days: Schema.Struct({ delivered: Schema.Int, failed: Schema.Int })
+  /** Its deliveries created in the last 7 days, by status (retrying: pending after a failed attempt). */
+  last_7_days: DeliveryCounts
 }).annotations({ identifier: "PanelWebhook" })
 export const WebhookSummaryList = Schema.Struct({ endpoints: Schema.Array(WebhookSummary) }).annotations({
   identifier: "PanelWebhookList",
@@ -323,41 +332,106 @@ export const WebhookSummaryList = Schema.Struct({ endpoints: Schema.Array(Webhoo
       is_active: true,
       created_at: EXAMPLE.at,
       secret_rotated_at: null,
-      last_7_days: { delivered: 42, failed: 1 }
+      last_7_days: { pending: 0, retrying: 2, delivered: 42, failed: 1 }
     }]
   }]
 })
 
+/** `POST /api/panel/webhooks`: endpoint 10's body in the chosen environment. */
+export const CreatePanelWebhook = Schema.Struct({
+  environment: Environment,
+  ...CreateWebhook.fields
+}).annotations({
+  identifier: "PanelCreateWebhook",
+  examples: [{ environment: "test", url: "https://pms.example.com/hooks/registro", events: ["reservation.created"] }],
+  ...requestOptions
+})
+export type CreatePanelWebhook = typeof CreatePanelWebhook.Type
+
 export const DeliveriesQuery = Schema.Struct({
   environment: environmentParam,
-  status: optionalParam(DeliveryStatus, "Only deliveries in this status.", "failed"),
+  status: optionalParam(
+    PanelDeliveryStatus,
+    "Only deliveries in this status (`retrying`: pending after a failed attempt; `pending`: waiting for its first).",
+    "failed"
+  ),
   event: optionalParam(StoredString, "Only deliveries of this event type.", "reservation.created"),
   external_id: optionalParam(StoredString, "Only deliveries of events about this reservation.", "PMS-2026-0042"),
+  endpoint_id: optionalParam(Schema.UUID, "Only deliveries to this webhook endpoint.", "3c9b2f4e-1a7d-4e8b-9c60-5d2e1f0a7b84"),
   limit: optionalParam(
     IntFromQuery(WebhookLimits.deliveriesMax, WebhookLimits.deliveriesDefault),
     `How many, most recent first: 1 to ${WebhookLimits.deliveriesMax}, default ${WebhookLimits.deliveriesDefault}.`
-  )
+  ),
+  cursor: optionalParam(StoredString, "The `next_cursor` of the previous page.", "MTIzNA")
 }).annotations(requestOptions)
 export type DeliveriesQuery = typeof DeliveriesQuery.Type
-export const DeliveryList = Schema.Struct({ deliveries: Schema.Array(Delivery) }).annotations({
+
+/** A delivery in the panel's log: endpoint 15's fields with its panel status, endpoint URL and reservation. */
+export const PanelDelivery = Schema.Struct({
+  ...Delivery.fields,
+  panel_status: PanelDeliveryStatus,
+  endpoint_url: Schema.String,
+  /** The reservation its event is about; null for a test ping. */
+  external_id: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "PanelDelivery" })
+
+const EXAMPLE_DELIVERY = {
+  id: "8a1d5e2c-6f3b-4c9a-b7e0-1d2c3b4a5f60",
+  endpoint_id: "3c9b2f4e-1a7d-4e8b-9c60-5d2e1f0a7b84",
+  event_id: "evt_4f6c2a9e0b1d4c7e8f3a5b6c7d8e9f01",
+  event: "tra.failed",
+  status: "failed",
+  attempts: 10,
+  last_http_status: 500,
+  last_error: "HTTP 500",
+  next_attempt_at: null,
+  delivered_at: null,
+  created_at: EXAMPLE.at,
+  attempt_log: [{ attempted_at: EXAMPLE.at, http_status: 500, duration_ms: 130, error: "HTTP 500" }],
+  panel_status: "failed",
+  endpoint_url: "https://pms.example.com/hooks/registro",
+  external_id: "PMS-2026-0042"
+} as const
+
+export const DeliveryList = Schema.Struct({
+  deliveries: Schema.Array(PanelDelivery),
+  /** The next page's `cursor`; null on the last page. */
+  next_cursor: Schema.NullOr(Schema.String),
+  /** How many deliveries match the filters other than `status`, by status. */
+  counts: DeliveryCounts
+}).annotations({
   identifier: "PanelDeliveryList",
   examples: [{
-    deliveries: [{
-      id: "8a1d5e2c-6f3b-4c9a-b7e0-1d2c3b4a5f60",
-      endpoint_id: "3c9b2f4e-1a7d-4e8b-9c60-5d2e1f0a7b84",
-      event_id: "evt_4f6c2a9e0b1d4c7e8f3a5b6c7d8e9f01",
-      event: "tra.failed",
-      status: "failed",
-      attempts: 10,
-      last_http_status: 500,
-      last_error: "HTTP 500",
-      next_attempt_at: null,
-      delivered_at: null,
-      created_at: EXAMPLE.at,
-      attempt_log: [{ attempted_at: EXAMPLE.at, http_status: 500, duration_ms: 130, error: "HTTP 500" }]
-    }]
+    deliveries: [EXAMPLE_DELIVERY],
+    next_cursor: null,
+    counts: { pending: 0, retrying: 0, delivered: 41, failed: 1 }
   }]
 })
+
+/** One attempt in the delivery view: when, the receiver's status and answer (its first 2 KB), how long. */
+export const DeliveryAttempt = Schema.Struct({
+  at: DateTimeString,
+  status_code: Schema.NullOr(Schema.Int),
+  duration_ms: Schema.Int,
+  error: Schema.NullOr(Schema.String),
+  response_excerpt: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "PanelDeliveryAttempt" })
+
+/** `GET /api/panel/deliveries/{id}`: the delivery, its event's payload as sent, and every attempt. */
+export const DeliveryDetail = Schema.Struct({
+  ...PanelDelivery.fields,
+  /** The JSON body sent (with `data.guests` only when the endpoint includes guests). */
+  payload: Schema.Unknown,
+  attempts: Schema.Array(DeliveryAttempt)
+}).annotations({
+  identifier: "PanelDeliveryDetail",
+  examples: [{
+    ...EXAMPLE_DELIVERY,
+    payload: { id: "evt_4f6c2a9e0b1d4c7e8f3a5b6c7d8e9f01", type: "tra.failed", data: {} },
+    attempts: [{ at: EXAMPLE.at, status_code: 500, duration_ms: 130, error: "HTTP 500", response_excerpt: "busy" }]
+  }]
+})
+
 export const DeliveryIdPath = Schema.Struct({
   id: param(Schema.String, "The delivery's id.", "8a1d5e2c-6f3b-4c9a-b7e0-1d2c3b4a5f60")
 })

@@ -1,29 +1,21 @@
 import { SqlClient } from "@effect/sql"
-import { DateTime, Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
 import { Alerts } from "../alerts/Alerts.ts"
-import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { type ReportingSettingsChange, Properties } from "../properties/Properties.ts"
 import { ReservationRepo } from "../reservations/ReservationRepo.ts"
 import type { ReservationRow } from "../reservations/ReservationRow.ts"
 import { PartnerReservations } from "../reservations/PartnerReservations.ts"
 import { Reservations } from "../reservations/Reservations.ts"
 import { Sandbox } from "../sandbox/Sandbox.ts"
-import type { Environment } from "../shared/Environment.ts"
 import {
-  DeliveryNotFound,
   InvalidRequest,
   OwnerRequired,
-  RegistrationNotFound,
-  WebhookNotFound
+  RegistrationNotFound
 } from "../shared/errors.ts"
-import { Deliveries } from "../webhooks/Deliveries.ts"
-import { WebhookEndpoints } from "../webhooks/WebhookEndpoints.ts"
-import type { RecoverDeliveries } from "../webhooks/Webhook.ts"
 import { Audit, type AuditAction } from "../audit/Audit.ts"
 import { PanelAuth } from "./PanelAuth.ts"
 import {
-  type DeliveriesQuery,
   isHolder,
   type PanelUser,
   type ReservationsQuery,
@@ -32,18 +24,10 @@ import {
 
 /**
  * What a signed-in account holder or member does in the panel (design §8). Every rule is the partner API's
- * own, reached through the same services — the test environment, webhooks, deliveries, reservations; keys
- * through `PanelKeys` —: one implementation of each rule, two entrances. The panel adds only who may do it (its
- * session) and the audit log.
+ * own, reached through the same services — the test environment, reservations; keys through `PanelKeys`,
+ * webhooks and deliveries through `PanelWebhooks` —: one implementation of each rule, two entrances. The panel
+ * adds only who may do it (its session) and the audit log.
  */
-
-/** The panel acts on an environment of the account as a partner key of it would (rate limits aside). */
-const asKey = (user: PanelUser, environment: Environment): AuthenticatedKey => ({
-  keyId: `panel:${user.sessionId}`,
-  accountId: user.accountId,
-  environment,
-  limits: { reads: 0, writes: 0, tests: 0 }
-})
 
 /** A page position: the last row's `updated_at` and id, opaque to the client. */
 const Cursor = Schema.parseJson(Schema.Struct({ u: Schema.Date, i: Schema.UUID }))
@@ -79,15 +63,14 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
   dependencies: [Audit.Default, ReservationRepo.Default],
   effect: Effect.gen(function*() {
     const {
-      sql, accounts, sandbox, properties, endpoints, deliveries, reservations, partnerReservations, repo, auth, audit,
+      sql, accounts, sandbox, properties, reservations, partnerReservations, repo, auth, audit,
       alertList
     } = yield* Effect.all({
       sql: SqlClient.SqlClient, accounts: Accounts, sandbox: Sandbox, properties: Properties,
-      endpoints: WebhookEndpoints, deliveries: Deliveries, reservations: Reservations,
+      reservations: Reservations,
       partnerReservations: PartnerReservations, repo: ReservationRepo, auth: PanelAuth, audit: Audit, alertList: Alerts
     })
 
-    const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
     const record = (user: PanelUser, action: AuditAction, target: string | null = null) =>
       audit.record({ accountId: user.accountId, actor: user.email, action, target, ip: user.ip })
 
@@ -132,49 +115,6 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
         if (names.length > 0) yield* record(user, "property.settings_changed", `${propertyId}: ${names.join(", ")}`)
         return updated
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
-
-    // ------------------------------------------------------------------------------------------------ webhooks
-
-    const listWebhooks = (user: PanelUser, environment: Environment) =>
-      Effect.gen(function*() {
-        const { endpoints: list } = yield* endpoints.list(asKey(user, environment))
-        const since = new Date((yield* nowDate).getTime() - 7 * 86_400_000)
-        const outcomes = yield* deliveries.outcomesSince(user.accountId, environment, since)
-        return {
-          endpoints: list.map((endpoint) => ({
-            ...endpoint,
-            last_7_days: outcomes.get(endpoint.id) ?? { delivered: 0, failed: 0 }
-          }))
-        }
-      }).pipe(Effect.orDie)
-
-    const listDeliveries = (user: PanelUser, query: DeliveriesQuery) => {
-      const { environment, ...filters } = query
-      return deliveries.list(asKey(user, environment ?? "live"), filters)
-    }
-
-    const redeliver = (user: PanelUser, deliveryId: string) =>
-      Effect.flatMap(deliveries.environmentOf(user.accountId, { delivery: deliveryId }), Option.match({
-        onNone: () => Effect.fail(new DeliveryNotFound({ message: `No delivery ${deliveryId} in this account.`, details: { id: deliveryId } })),
-        onSome: (environment) => deliveries.redeliver(asKey(user, environment), deliveryId)
-      }))
-
-    /** An action on one of the account's active webhook endpoints, in that endpoint's environment. */
-    const onEndpoint = <A, E>(user: PanelUser, endpointId: string, action: (key: AuthenticatedKey) => Effect.Effect<A, E>) =>
-      Effect.flatMap(
-        deliveries.environmentOf(user.accountId, { endpoint: endpointId }),
-        (environment): Effect.Effect<A, E | WebhookNotFound> =>
-          Option.isNone(environment)
-            ? Effect.fail(new WebhookNotFound({ message: `No webhook endpoint ${endpointId} in this account.`, details: { id: endpointId } }))
-            : action(asKey(user, environment.value))
-      )
-
-    const testWebhook = (user: PanelUser, endpointId: string) =>
-      onEndpoint(user, endpointId, (key) => deliveries.ping(key, endpointId))
-
-    /** Design §6.14 Recover, from the endpoint's card. */
-    const recoverWebhook = (user: PanelUser, endpointId: string, body: RecoverDeliveries) =>
-      onEndpoint(user, endpointId, (key) => endpoints.recover(key, endpointId, body))
 
     // ------------------------------------------------------------------------------------------- reservations
 
@@ -261,11 +201,6 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
       createSandbox,
       listProperties,
       updateSettings,
-      listWebhooks,
-      listDeliveries,
-      redeliver,
-      testWebhook,
-      recoverWebhook,
       listReservations,
       recordDeparture,
       listMembers,

@@ -8,6 +8,7 @@ import { PartnerApi } from "./PartnerApi.ts"
 import { CsrfRejected, RateLimited, Unauthorized } from "../shared/errors.ts"
 import { PanelApi, PanelOrigin, PanelSession } from "../panel/Api.ts"
 import { PanelAccount } from "../panel/PanelAccount.ts"
+import { PanelWebhooks } from "../panel/PanelWebhooks.ts"
 import { PanelAuth } from "../panel/PanelAuth.ts"
 import { PanelKeys } from "../panel/PanelKeys.ts"
 import { CSRF_HEADER, CurrentPanelUser, SESSION_COOKIE, SESSION_HOURS } from "../panel/Panel.ts"
@@ -124,6 +125,7 @@ export const PanelAccountLive = HttpApiBuilder.group(PartnerApi, "panelAccount",
     const auth = yield* PanelAuth
     const panel = yield* PanelAccount
     const keys = yield* PanelKeys
+    const webhooks = yield* PanelWebhooks
     const config = yield* AppConfig
     const as = <A, E, R>(use: (user: typeof CurrentPanelUser.Service) => Effect.Effect<A, E, R>) =>
       Effect.flatMap(CurrentPanelUser, use)
@@ -155,13 +157,20 @@ export const PanelAccountLive = HttpApiBuilder.group(PartnerApi, "panelAccount",
         as((user) => Effect.map(panel.createSandbox(user), (created) => HttpServerResponse.unsafeJson(created, { status: 201 }))))
       .handle("properties", () => as(panel.listProperties))
       .handle("updateProperty", ({ path, payload }) => as((user) => panel.updateSettings(user, path.property_id, payload)))
-      .handle("webhooks", ({ urlParams }) => as((user) => panel.listWebhooks(user, urlParams.environment ?? "live")))
-      .handle("deliveries", ({ urlParams }) => as((user) => panel.listDeliveries(user, urlParams)))
-      .handle("redeliver", ({ path }) => as((user) => panel.redeliver(user, path.id)))
-      .handle("testWebhook", ({ path }) => as((user) => panel.testWebhook(user, path.id)))
+      .handle("webhooks", ({ urlParams }) => as((user) => webhooks.list(user, urlParams.environment ?? "live")))
+      .handle("createWebhook", ({ payload }) =>
+        as((user) =>
+          Effect.map(webhooks.create(user, payload), (created) => HttpServerResponse.unsafeJson(created, { status: 201 }))))
+      .handle("updateWebhook", ({ path, payload }) => as((user) => webhooks.update(user, path.id, payload)))
+      .handle("deactivateWebhook", ({ path }) => as((user) => webhooks.deactivate(user, path.id)))
+      .handle("rotateWebhookSecret", ({ path }) => as((user) => webhooks.rotate(user, path.id)))
+      .handle("deliveries", ({ urlParams }) => as((user) => webhooks.listDeliveries(user, urlParams)))
+      .handle("delivery", ({ path }) => as((user) => webhooks.delivery(user, path.id)))
+      .handle("redeliver", ({ path }) => as((user) => webhooks.redeliver(user, path.id)))
+      .handle("testWebhook", ({ path }) => as((user) => webhooks.test(user, path.id)))
       .handle("recoverWebhook", ({ path, payload }) =>
         as((user) =>
-          Effect.map(panel.recoverWebhook(user, path.id, payload), (answer) =>
+          Effect.map(webhooks.recover(user, path.id, payload), (answer) =>
             HttpServerResponse.unsafeJson(answer, { status: 202 }))))
       .handle("reservations", ({ urlParams }) => as((user) => panel.listReservations(user, urlParams)))
       .handle("recordDeparture", ({ path, payload }) =>

@@ -3,7 +3,7 @@ import type { OutboundFailed, PlainRequest, SafeResponse, UnsafeUrl } from "../n
 import type { ClaimedDelivery, OutcomeRow } from "./DeliveryStore.ts"
 import { DELIVERY_TIMEOUT, nextRetry, retryAfter } from "./RetryPolicy.ts"
 import { bodyFor, deliveryHeaders } from "./Signature.ts"
-import type { AttemptLogEntry, DeliveryStatus } from "./Webhook.ts"
+import type { DeliveryStatus, StoredAttempt } from "./Webhook.ts"
 
 /**
  * One delivery attempt as data (design §6.14): the signed request a claimed delivery makes, what the receiver's
@@ -13,6 +13,15 @@ import type { AttemptLogEntry, DeliveryStatus } from "./Webhook.ts"
 
 /** The receiver's answer is read only up to this size: its status is what counts. */
 const MAX_ANSWER_BYTES = 1024 * 1024
+
+/** How much of the receiver's answer an attempt keeps, for the panel's delivery view (design §8). */
+export const EXCERPT_BYTES = 2048
+
+const lenient = new TextDecoder("utf-8", { fatal: false })
+
+/** The first `EXCERPT_BYTES` of an answer as text (a character cut at the limit becomes U+FFFD); null when empty. */
+export const excerptOf = (body: Uint8Array): string | null =>
+  body.length === 0 ? null : lenient.decode(body.subarray(0, EXCERPT_BYTES))
 
 /** `SafeHttp`'s limits of one attempt. */
 export const sendLimits = { timeout: DELIVERY_TIMEOUT, maxBodyBytes: MAX_ANSWER_BYTES } as const
@@ -24,6 +33,8 @@ export interface Sent {
   readonly durationMs: number
   readonly error: string | null
   readonly retryAfter: string | undefined
+  /** The receiver's answer, its first `EXCERPT_BYTES` (`excerptOf`); null without an answer or body. */
+  readonly responseExcerpt: string | null
 }
 
 /** The outcome of one attempt, as recorded and as endpoint 14 answers it. */
@@ -59,7 +70,14 @@ export const sentOf = (
   durationMs: number
 ): Sent =>
   Either.match(result, {
-    onLeft: (error) => ({ attemptedAt, httpStatus: null, durationMs, error: error.message, retryAfter: undefined }),
+    onLeft: (error) => ({
+      attemptedAt,
+      httpStatus: null,
+      durationMs,
+      error: error.message,
+      retryAfter: undefined,
+      responseExcerpt: null
+    }),
     onRight: (response) => ({
       attemptedAt,
       httpStatus: response.status,
@@ -69,7 +87,8 @@ export const sentOf = (
         : response.status >= 300 && response.status < 400
         ? `HTTP ${response.status}: redirects are not followed`
         : `HTTP ${response.status}`,
-      retryAfter: response.headers["retry-after"]
+      retryAfter: response.headers["retry-after"],
+      responseExcerpt: excerptOf(response.body)
     })
   })
 
@@ -79,7 +98,8 @@ export const inactive = (attemptedAt: Date): Sent => ({
   httpStatus: null,
   durationMs: 0,
   error: "the webhook endpoint was deactivated",
-  retryAfter: undefined
+  retryAfter: undefined,
+  responseExcerpt: null
 })
 
 /** How the attempts counter names an outcome. */
@@ -108,11 +128,12 @@ export const retryOf = (job: ClaimedDelivery, sent: Sent): Effect.Effect<Option.
 export const outcomeRow = (job: ClaimedDelivery, sent: Sent, retry: Option.Option<Duration.Duration>): OutcomeRow => {
   const delivered = sent.error === null
   const status: DeliveryStatus = delivered ? "delivered" : Option.isSome(retry) ? "pending" : "failed"
-  const entry: AttemptLogEntry = {
+  const entry: StoredAttempt = {
     attempted_at: sent.attemptedAt.toISOString(),
     http_status: sent.httpStatus,
     duration_ms: sent.durationMs,
-    error: sent.error
+    error: sent.error,
+    response_excerpt: sent.responseExcerpt
   }
   return {
     id: job.id,

@@ -4,7 +4,7 @@ import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { query } from "../db/Database.ts"
 import type { Lease } from "../jobs/JobQueue.ts"
 import type { Environment } from "../shared/Environment.ts"
-import type { AttemptLogEntry, DeliveriesQuery, Delivery, DeliveryStatus } from "./Webhook.ts"
+import type { DeliveriesQuery, Delivery, DeliveryStatus, StoredAttempt } from "./Webhook.ts"
 import { Limits } from "./Webhook.ts"
 
 /**
@@ -39,7 +39,7 @@ export interface OutcomeRow {
   readonly id: string
   readonly http_status: number | null
   readonly error: string | null
-  readonly entry: AttemptLogEntry
+  readonly entry: StoredAttempt
   readonly delivered: boolean
   readonly status: DeliveryStatus
   readonly attempted_at: string
@@ -76,7 +76,7 @@ interface DeliveryRow {
   readonly next_attempt_at: Date | null
   readonly delivered_at: Date | null
   readonly created_at: Date
-  readonly attempt_log: ReadonlyArray<AttemptLogEntry>
+  readonly attempt_log: ReadonlyArray<StoredAttempt>
 }
 
 const deliveryView = (row: DeliveryRow): Delivery => ({
@@ -91,7 +91,60 @@ const deliveryView = (row: DeliveryRow): Delivery => ({
   next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
   delivered_at: row.delivered_at?.toISOString() ?? null,
   created_at: row.created_at.toISOString(),
-  attempt_log: row.attempt_log
+  // Endpoint 15's fields only: the stored answer excerpt is the panel's (`StoredAttempt`).
+  attempt_log: row.attempt_log.map(({ attempted_at, http_status, duration_ms, error }) => ({
+    attempted_at,
+    http_status,
+    duration_ms,
+    error
+  }))
+})
+
+/** The panel's statuses of a delivery: `pending` split into waiting for its first attempt and `retrying` (design §8). */
+export type PanelDeliveryStatus = "pending" | "retrying" | "delivered" | "failed"
+
+/** How many deliveries are in each panel status. */
+export interface DeliveryCounts {
+  readonly pending: number
+  readonly retrying: number
+  readonly delivered: number
+  readonly failed: number
+}
+
+/** The panel's filters of its delivery log. */
+export interface PanelDeliveryFilters {
+  readonly status?: PanelDeliveryStatus
+  readonly event?: string
+  readonly externalId?: string
+  readonly endpointId?: string
+}
+
+interface PanelDeliveryRow extends DeliveryRow {
+  readonly seq: string
+  readonly cycle_attempts: number
+  readonly endpoint_url: string
+  readonly external_id: string | null
+}
+
+const PANEL_COLUMNS = `d.seq, d.id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.cycle_attempts,
+  d.last_http_status, d.last_error, d.next_attempt_at, d.delivered_at, d.created_at, d.attempt_log,
+  e.url AS endpoint_url, r.external_id`
+
+/** A delivery as the panel lists it: endpoint 15's fields, its panel status, endpoint URL and reservation. */
+export interface PanelDelivery extends Delivery {
+  /** Its place in the log, for the next page's cursor. */
+  readonly seq: number
+  readonly panel_status: PanelDeliveryStatus
+  readonly endpoint_url: string
+  readonly external_id: string | null
+}
+
+const panelDeliveryView = (row: PanelDeliveryRow): PanelDelivery => ({
+  ...deliveryView(row),
+  seq: Number(row.seq),
+  panel_status: row.status === "pending" && row.cycle_attempts > 0 ? "retrying" : row.status,
+  endpoint_url: row.endpoint_url,
+  external_id: row.external_id
 })
 
 /** The claim and the data of the attempt in one round trip (a CTE over `FOR UPDATE SKIP LOCKED`). */
@@ -333,16 +386,90 @@ const historyStatements = (sql: SqlClient.SqlClient) => {
       (rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.environment)
     )
 
-  /** Per active endpoint of an (account, environment): deliveries delivered and failed since `since`. */
+  /** The counts of each panel status (`PanelDeliveryStatus`) among the rows a statement's `FROM … WHERE` picks. */
+  const COUNTS = sql.literal(`
+    count(*) FILTER (WHERE d.status = 'pending' AND d.cycle_attempts = 0)::int AS pending,
+    count(*) FILTER (WHERE d.status = 'pending' AND d.cycle_attempts > 0)::int AS retrying,
+    count(*) FILTER (WHERE d.status = 'delivered')::int AS delivered,
+    count(*) FILTER (WHERE d.status = 'failed')::int AS failed`)
+
+  /** Per active endpoint of an (account, environment): its deliveries created since `since`, by panel status. */
   const outcomesSince = (accountId: string, environment: Environment, since: Date) =>
     Effect.map(
-      sql<{ endpoint_id: string; delivered: number; failed: number }>`
-        SELECT endpoint_id, count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
-               count(*) FILTER (WHERE status = 'failed')::int AS failed
-        FROM webhook_deliveries
-        WHERE account_id = ${accountId} AND environment = ${environment} AND created_at >= ${since}
-        GROUP BY endpoint_id`,
-      (rows) => new Map(rows.map((row) => [row.endpoint_id, { delivered: row.delivered, failed: row.failed }]))
+      sql<{ endpoint_id: string } & DeliveryCounts>`
+        SELECT d.endpoint_id, ${COUNTS}
+        FROM webhook_deliveries d
+        WHERE d.account_id = ${accountId} AND d.environment = ${environment} AND d.created_at >= ${since}
+        GROUP BY d.endpoint_id`,
+      (rows) => new Map(rows.map(({ endpoint_id, ...counts }) => [endpoint_id, counts]))
+    )
+
+  /** The conditions of the panel's delivery filters (the caller's account and environment first). */
+  const panelConditions = (owner: Owner, filters: PanelDeliveryFilters, withStatus: boolean) => [
+    sql`d.account_id = ${owner.accountId}`,
+    sql`d.environment = ${owner.environment}`,
+    ...(filters.endpointId === undefined ? [] : [sql`d.endpoint_id = ${filters.endpointId}`]),
+    ...(filters.event === undefined ? [] : [sql`d.event_type = ${filters.event}`]),
+    ...(filters.externalId === undefined ? [] : [sql`r.external_id = ${filters.externalId}`]),
+    ...(!withStatus || filters.status === undefined ? [] : [statusCondition(filters.status)])
+  ]
+  const statusCondition = (status: PanelDeliveryStatus) =>
+    status === "pending"
+      ? sql`d.status = 'pending' AND d.cycle_attempts = 0`
+      : status === "retrying"
+      ? sql`d.status = 'pending' AND d.cycle_attempts > 0`
+      : sql`d.status = ${status}`
+
+  /**
+   * The panel's delivery log (design §8): most recent first, `limit + 1` rows after the cursor's `seq` (the extra
+   * one says a next page exists), each with its endpoint's URL and its reservation's external_id.
+   */
+  const panelPage = (owner: Owner, filters: PanelDeliveryFilters, before: Option.Option<number>, limit: number) =>
+    Effect.map(
+      sql<PanelDeliveryRow>`
+        SELECT ${sql.literal(PANEL_COLUMNS)}
+        FROM webhook_deliveries d
+        JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        LEFT JOIN reservations r ON r.id = d.reservation_id
+        WHERE ${
+        sql.and([
+          ...panelConditions(owner, filters, true),
+          ...Option.match(before, { onNone: () => [], onSome: (seq) => [sql`d.seq < ${seq}`] })
+        ])
+      }
+        ORDER BY d.seq DESC
+        LIMIT ${limit + 1}`,
+      (rows) => rows.map(panelDeliveryView)
+    )
+
+  /** How many deliveries match the filters but the status, by panel status. */
+  const panelCounts = (owner: Owner, filters: PanelDeliveryFilters) =>
+    Effect.map(
+      sql<DeliveryCounts>`
+        SELECT ${COUNTS}
+        FROM webhook_deliveries d
+        ${filters.externalId === undefined ? sql`` : sql`LEFT JOIN reservations r ON r.id = d.reservation_id`}
+        WHERE ${sql.and(panelConditions(owner, filters, false))}`,
+      (rows) => rows[0] ?? { pending: 0, retrying: 0, delivered: 0, failed: 0 }
+    )
+
+  /** One of the account's deliveries with its event's body as stored and the endpoint's `include_guests`. */
+  const panelDetail = (accountId: string, id: string) =>
+    Effect.map(
+      sql<PanelDeliveryRow & { readonly body: string; readonly include_guests: boolean }>`
+        SELECT ${sql.literal(PANEL_COLUMNS)}, ev.body::text AS body, e.include_guests
+        FROM webhook_deliveries d
+        JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        JOIN events ev ON ev.seq = d.event_seq
+        LEFT JOIN reservations r ON r.id = d.reservation_id
+        WHERE d.id = ${id} AND d.account_id = ${accountId}`,
+      (rows) =>
+        Option.map(Option.fromNullable(rows[0]), (row) => ({
+          delivery: panelDeliveryView(row),
+          attempts: row.attempt_log,
+          body: row.body,
+          includeGuests: row.include_guests
+        }))
     )
 
   /** An endpoint's pending deliveries end `failed` with `error` (it was deactivated, in the caller's transaction). */
@@ -352,7 +479,18 @@ const historyStatements = (sql: SqlClient.SqlClient) => {
       SET status = 'failed', next_attempt_at = NULL, lease_until = NULL, last_error = ${error}
       WHERE endpoint_id = ${endpointId} AND status = 'pending'`
 
-  return { lockDelivery, redeliver, recoverFailed, failPending, list, environmentOf, outcomesSince } as const
+  return {
+    lockDelivery,
+    redeliver,
+    recoverFailed,
+    failPending,
+    list,
+    environmentOf,
+    outcomesSince,
+    panelPage,
+    panelCounts,
+    panelDetail
+  } as const
 }
 
 export const make = Effect.map(SqlClient.SqlClient, (sql) => ({

@@ -195,6 +195,15 @@ export const AttemptLogEntry = Schema.Struct({
 }).annotations({ identifier: "DeliveryAttempt" })
 export type AttemptLogEntry = typeof AttemptLogEntry.Type
 
+/**
+ * An attempt as `attempt_log` stores it: the partner's entry and the receiver's answer, its first 2 KB
+ * (`Attempt.excerptOf`; absent in entries written before it was kept). Endpoint 15 shows only `AttemptLogEntry`'s
+ * fields (its schema drops the rest); the panel's delivery view shows the excerpt too (design §8).
+ */
+export interface StoredAttempt extends AttemptLogEntry {
+  readonly response_excerpt?: string | null
+}
+
 export const Delivery = Schema.Struct({
   id: Schema.String,
   endpoint_id: Schema.String,

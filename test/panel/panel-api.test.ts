@@ -329,6 +329,11 @@ describe("sign-up (PANEL_SIGNUP=open)", () => {
     expect(account.body).toMatchObject({ live_enabled: false, sandbox: false, is_holder: true })
     const live = await panel.request("POST", "/api/panel/keys", { json: { environment: "live" } })
     expect([live.status, live.body.code]).toEqual([403, "live_not_enabled"])
+    // Nor a live webhook endpoint (issue 26): the test environment's is made at once.
+    const hook = { url: `${receiver.url}/new-hotel`, events: ["reservation.created"] }
+    const liveHook = await panel.request("POST", "/api/panel/webhooks", { json: { environment: "live", ...hook } })
+    expect([liveHook.status, liveHook.body.code]).toEqual([403, "live_not_enabled"])
+    expect((await panel.request("POST", "/api/panel/webhooks", { json: { environment: "test", ...hook } })).status).toBe(201)
     expect((await panel.request("POST", "/api/panel/sandbox")).status).toBe(201)
 
     await admin(app, (c) => c.EnableLive({ account_id: signedIn.body.account_id }))
@@ -414,7 +419,7 @@ describe("properties, webhooks, reservations: one account never sees another's",
     const hooks = await aPanel.request("GET", "/api/panel/webhooks?environment=test")
     expect(hooks.status).toBe(200)
     const endpoint = hooks.body.endpoints.find((e: { id: string }) => e.id === created.body.id)
-    expect(endpoint.last_7_days).toEqual({ delivered: 0, failed: 0 })
+    expect(endpoint.last_7_days).toMatchObject({ delivered: 0, failed: 0 })
     // The receiver has the request; the attempt is recorded once its answer is back: wait for that.
     const listed = async () => {
       const deliveries = await aPanel.request("GET", `/api/panel/deliveries?environment=test&external_id=${reservation.body.external_id}`)
@@ -427,6 +432,11 @@ describe("properties, webhooks, reservations: one account never sees another's",
       delivery = await listed()
     }
     expect(delivery.attempt_log[0]).toMatchObject({ http_status: 500, duration_ms: expect.any(Number) })
+    // Failed once and waiting for its retry: "retrying" in the counts (issue 26: not "delivered 0 · failed 0").
+    expect(delivery).toMatchObject({ status: "pending", panel_status: "retrying", endpoint_url: `${receiver.url}/panel-hook` })
+    const counted = (await aPanel.request("GET", "/api/panel/webhooks?environment=test")).body.endpoints
+      .find((e: { id: string }) => e.id === created.body.id)
+    expect(counted.last_7_days).toEqual({ pending: 0, retrying: 1, delivered: 0, failed: 0 })
 
     receiver.on("/panel-hook", 200)
     const redelivered = await aPanel.request("POST", `/api/panel/deliveries/${delivery.id}/redeliver`)
@@ -526,6 +536,185 @@ describe("properties, webhooks, reservations: one account never sees another's",
     const audit = await aPanel.request("GET", "/api/panel/audit")
     expect(audit.body.entries.filter((entry: { action: string }) => entry.action === "reservation.departure_recorded"))
       .toEqual([expect.objectContaining({ target: `${body.external_id} ${today}` })])
+  })
+})
+
+describe("webhooks managed from the panel, and the delivery log (issue 26)", () => {
+  const HOLDER_C = "holder@sabana.example.co"
+  let panel: PanelClient
+  let key: string
+  let propertyId: string
+
+  beforeAll(async () => {
+    const created = await admin(app, (c) => c.CreateAccount({ name: "Hotel Sabana", email: HOLDER_C }))
+    await admin(app, (c) => c.SetLimits({ account_id: created.account_id, reads: 10_000, writes: 10_000 }))
+    panel = client()
+    await panel.signIn(HOLDER_C)
+    await panel.request("GET", "/api/panel/account")
+    const sandbox = (await panel.request("POST", "/api/panel/sandbox")).body
+    key = sandbox.api_key
+    propertyId = sandbox.properties[0].property_id
+  })
+
+  test("add, change, rotate, deactivate: the partner API's rules and answers, audited; another account's is 404", async () => {
+    const url = `${receiver.url}/sabana`
+    const created = await panel.request("POST", "/api/panel/webhooks", {
+      json: { environment: "test", url, events: ["reservation.created", "tra.failed"], include_guests: true }
+    })
+    expect(created.status).toBe(201)
+    expect(created.body).toMatchObject({
+      url,
+      events: ["reservation.created", "tra.failed"],
+      include_guests: true,
+      is_active: true,
+      secret: expect.stringMatching(/^whsec_/)
+    })
+    const id: string = created.body.id
+    // The same endpoint the partner API sees with the account's test key.
+    const partnerList = await call(app, "GET", "/api/partners/webhooks", { key })
+    expect(partnerList.body.endpoints.map((e: { id: string }) => e.id)).toEqual([id])
+    // The partner API's validation: no event, a URL that is not one.
+    const noEvents = await panel.request("POST", "/api/panel/webhooks", { json: { environment: "test", url, events: [] } })
+    expect([noEvents.status, noEvents.body.code]).toEqual([400, "invalid_request"])
+    expect(noEvents.body.details.fields.map((f: { field: string }) => f.field)).toEqual(["events"])
+    const badUrl = await panel.request("POST", "/api/panel/webhooks", { json: { environment: "test", url: "ftp://files.example.co/x" } })
+    expect([badUrl.status, badUrl.body.code]).toEqual([400, "invalid_webhook_url"])
+    const noEnvironment = await panel.request("POST", "/api/panel/webhooks", { json: { url } })
+    expect([noEnvironment.status, noEnvironment.body.code]).toEqual([400, "invalid_request"])
+    // A state-changing request without the session's CSRF token is refused.
+    const forged = await panel.request("POST", "/api/panel/webhooks", { json: { environment: "test", url }, csrf: false })
+    expect([forged.status, forged.body.code]).toEqual([403, "csrf_rejected"])
+    // 5 active per environment, as on the partner API.
+    for (let i = 2; i <= 5; i++) {
+      const more = await panel.request("POST", "/api/panel/webhooks", { json: { environment: "test", url: `${url}-${i}` } })
+      expect(more.status).toBe(201)
+    }
+    const sixth = await panel.request("POST", "/api/panel/webhooks", { json: { environment: "test", url: `${url}-6` } })
+    expect([sixth.status, sixth.body.code]).toEqual([409, "webhook_limit_reached"])
+
+    const changed = await panel.request("PATCH", `/api/panel/webhooks/${id}`, { json: { events: ["*"], include_guests: false } })
+    expect(changed.status).toBe(200)
+    expect(changed.body).toMatchObject({ id, events: ["*"], include_guests: false })
+    expect(changed.body.secret).toBeUndefined()
+
+    const rotated = await panel.request("POST", `/api/panel/webhooks/${id}/rotate-secret`)
+    expect(rotated.status).toBe(200)
+    expect(rotated.body.secret).toMatch(/^whsec_/)
+    expect(rotated.body.secret).not.toBe(created.body.secret)
+    const [stored] = await db.query("SELECT secret FROM webhook_endpoints WHERE id = $1", [id])
+    expect(await openStored(stored!.secret)).toBe(rotated.body.secret)
+
+    // Another account's panel cannot touch it.
+    for (const [method, path] of [
+      ["PATCH", `/api/panel/webhooks/${id}`],
+      ["DELETE", `/api/panel/webhooks/${id}`],
+      ["POST", `/api/panel/webhooks/${id}/rotate-secret`]
+    ] as const) {
+      const foreign = await holderB.request(method, path, method === "PATCH" ? { json: { include_guests: true } } : {})
+      expect([method, foreign.status, foreign.body.code]).toEqual([method, 404, "webhook_not_found"])
+    }
+
+    const deactivated = await panel.request("DELETE", `/api/panel/webhooks/${id}`)
+    expect([deactivated.status, deactivated.body]).toEqual([200, { ok: true, id, is_active: false }])
+    const listed = (await panel.request("GET", "/api/panel/webhooks?environment=test")).body.endpoints
+    expect(listed.map((e: { id: string }) => e.id)).not.toContain(id)
+    expect((await panel.request("PATCH", `/api/panel/webhooks/${id}`, { json: { include_guests: true } })).status).toBe(404)
+    // Room again for one more.
+    expect((await panel.request("POST", "/api/panel/webhooks", { json: { environment: "test", url: `${url}-6` } })).status).toBe(201)
+
+    const audit = (await panel.request("GET", "/api/panel/audit")).body.entries
+      .map((entry: { action: string }) => entry.action)
+      .filter((action: string) => action.startsWith("webhook."))
+    expect(audit.filter((action: string) => action === "webhook.created")).toHaveLength(6)
+    expect(audit).toEqual(expect.arrayContaining(["webhook.updated", "webhook.secret_rotated", "webhook.deactivated"]))
+  })
+
+  test("the delivery log: endpoint and status filters, counts with retrying, cursor pages, one delivery's payload and answers", async () => {
+    // The previous test's endpoints go; two of this test's own: one answers 503 with a body, the other 200.
+    for (const endpoint of (await panel.request("GET", "/api/panel/webhooks?environment=test")).body.endpoints) {
+      expect((await panel.request("DELETE", `/api/panel/webhooks/${endpoint.id}`)).status).toBe(200)
+    }
+    receiver.on("/sabana-down", { status: 503, body: "{\"error\":\"mantenimiento\"}" })
+    receiver.on("/sabana-up", 200)
+    const hook = async (path: string) => {
+      const created = await panel.request("POST", "/api/panel/webhooks", {
+        json: { environment: "test", url: `${receiver.url}${path}`, events: ["reservation.created"] }
+      })
+      expect(created.status).toBe(201)
+      return created.body.id as string
+    }
+    const down = await hook("/sabana-down")
+    const up = await hook("/sabana-up")
+    const externalIds: Array<string> = []
+    for (let i = 0; i < 3; i++) {
+      const made = await call(app, "POST", "/api/partners/reservations", { key, json: reservationBody(propertyId) })
+      expect(made.status).toBe(201)
+      externalIds.push(made.body.external_id)
+    }
+    // Every delivery has had its first attempt recorded.
+    const log = (params: string) => panel.request("GET", `/api/panel/deliveries?environment=test&${params}`)
+    for (let i = 0; i < 200; i++) {
+      const all = (await log("limit=100")).body.deliveries
+      if (all.length === 6 && all.every((d: { attempts: number; attempt_log: Array<unknown> }) => d.attempt_log.length > 0)) break
+      await Bun.sleep(25)
+    }
+
+    const all = await log("limit=100")
+    expect(all.status).toBe(200)
+    expect(all.body.counts).toEqual({ pending: 0, retrying: 3, delivered: 3, failed: 0 })
+    expect(all.body.next_cursor).toBeNull()
+    const downOnly = await log(`endpoint_id=${down}`)
+    expect(downOnly.body.deliveries.map((d: { endpoint_id: string }) => d.endpoint_id)).toEqual([down, down, down])
+    expect(downOnly.body.deliveries[0]).toMatchObject({
+      endpoint_url: `${receiver.url}/sabana-down`,
+      panel_status: "retrying",
+      status: "pending",
+      event: "reservation.created",
+      external_id: externalIds[2]
+    })
+    expect(downOnly.body.counts).toEqual({ pending: 0, retrying: 3, delivered: 0, failed: 0 })
+    // The status filter narrows the rows, not the counts (they are what the other filters match).
+    const retrying = await log("status=retrying")
+    expect(retrying.body.deliveries.map((d: { endpoint_id: string }) => d.endpoint_id)).toEqual([down, down, down])
+    expect(retrying.body.counts).toEqual(all.body.counts)
+    const one = await log(`external_id=${externalIds[0]}`)
+    expect(one.body.deliveries.map((d: { endpoint_id: string }) => d.endpoint_id).sort()).toEqual([down, up].sort())
+    expect(one.body.counts).toEqual({ pending: 0, retrying: 1, delivered: 1, failed: 0 })
+
+    // Pages of 4, most recent first: every delivery once, then no cursor.
+    const first = await log("limit=4")
+    expect(first.body.deliveries).toHaveLength(4)
+    expect(first.body.next_cursor).toEqual(expect.any(String))
+    const second = await log(`limit=4&cursor=${first.body.next_cursor}`)
+    expect(second.body.deliveries).toHaveLength(2)
+    expect(second.body.next_cursor).toBeNull()
+    expect([...first.body.deliveries, ...second.body.deliveries].map((d: { id: string }) => d.id))
+      .toEqual(all.body.deliveries.map((d: { id: string }) => d.id))
+    const badCursor = await log("cursor=bm90LWEtY3Vyc29y")
+    expect([badCursor.status, badCursor.body.code]).toEqual([400, "invalid_request"])
+    const badEndpoint = await log("endpoint_id=nope")
+    expect([badEndpoint.status, badEndpoint.body.code]).toEqual([400, "invalid_request"])
+
+    // One delivery: the payload as sent and the attempt with the receiver's answer.
+    const failing = downOnly.body.deliveries[0]
+    const detail = await panel.request("GET", `/api/panel/deliveries/${failing.id}`)
+    expect(detail.status).toBe(200)
+    expect(detail.body).toMatchObject({ id: failing.id, endpoint_url: `${receiver.url}/sabana-down`, external_id: externalIds[2] })
+    const sent = receiver.received.find((r) => r.path === "/sabana-down" && JSON.parse(r.body).id === failing.event_id)!
+    expect(detail.body.payload).toEqual(JSON.parse(sent.body))
+    expect(detail.body.attempts[0]).toEqual({
+      at: expect.any(String),
+      status_code: 503,
+      duration_ms: expect.any(Number),
+      error: "HTTP 503",
+      response_excerpt: "{\"error\":\"mantenimiento\"}"
+    })
+    // Endpoint 15 shows the same attempt without the answer.
+    const partner = await call(app, "GET", "/api/partners/webhooks/deliveries?limit=100", { key })
+    const partnerView = partner.body.deliveries.find((d: { id: string }) => d.id === failing.id)
+    expect(Object.keys(partnerView.attempt_log[0]).sort()).toEqual(["attempted_at", "duration_ms", "error", "http_status"])
+    expect((await holderB.request("GET", `/api/panel/deliveries/${failing.id}`)).body.code).toBe("delivery_not_found")
+    expect((await panel.request("GET", "/api/panel/deliveries/not-a-uuid")).status).toBe(404)
   })
 })
 

@@ -1,7 +1,16 @@
 import { describe, expect, test } from "bun:test"
 import { Duration, Either, Option } from "effect"
 import { OutboundFailed, type SafeResponse } from "../../src/net/SafeHttp.ts"
-import { deliveryRequest, inactive, outcomeKind, outcomeOf, outcomeRow, sentOf } from "../../src/webhooks/Attempt.ts"
+import {
+  deliveryRequest,
+  EXCERPT_BYTES,
+  excerptOf,
+  inactive,
+  outcomeKind,
+  outcomeOf,
+  outcomeRow,
+  sentOf
+} from "../../src/webhooks/Attempt.ts"
 import type { ClaimedDelivery } from "../../src/webhooks/DeliveryStore.ts"
 import { sign } from "../../src/webhooks/Signature.ts"
 
@@ -27,8 +36,12 @@ const job: ClaimedDelivery = {
 }
 
 const at = new Date("2026-11-28T12:00:00.000Z")
-const answer = (status: number, headers: Record<string, string> = {}): Either.Either<SafeResponse, OutboundFailed> =>
-  Either.right({ status, headers, body: new Uint8Array(0), address: "203.0.113.1" })
+const answer = (
+  status: number,
+  headers: Record<string, string> = {},
+  body: string = ""
+): Either.Either<SafeResponse, OutboundFailed> =>
+  Either.right({ status, headers, body: new TextEncoder().encode(body), address: "203.0.113.1" })
 
 describe("the request of an attempt", () => {
   test("signed at send time with the opened secret, the body without guests unless the endpoint includes them", () => {
@@ -51,12 +64,13 @@ describe("what an answer means", () => {
       httpStatus: 204,
       durationMs: 12,
       error: null,
-      retryAfter: undefined
+      retryAfter: undefined,
+      responseExcerpt: null
     })
     expect(sentOf(answer(302), at, 1).error).toBe("HTTP 302: redirects are not followed")
     expect(sentOf(answer(503, { "retry-after": "30" }), at, 1)).toMatchObject({ error: "HTTP 503", retryAfter: "30" })
     const failed = sentOf(Either.left(new OutboundFailed({ kind: "timeout", message: "too slow" })), at, 10_000)
-    expect(failed).toMatchObject({ httpStatus: null, error: "too slow" })
+    expect(failed).toMatchObject({ httpStatus: null, error: "too slow", responseExcerpt: null })
     expect([
       outcomeKind(job, sentOf(answer(200), at, 1)),
       outcomeKind(job, sentOf(answer(500), at, 1)),
@@ -66,11 +80,40 @@ describe("what an answer means", () => {
   })
 })
 
+describe("the receiver's answer kept with the attempt (the panel's delivery view)", () => {
+  test("its first 2 KB as text: a short answer whole, a long one cut, a character cut at the limit replaced", () => {
+    expect(sentOf(answer(500, {}, "{\"error\":\"busy\"}"), at, 1).responseExcerpt).toBe("{\"error\":\"busy\"}")
+    const long = sentOf(answer(200, {}, "x".repeat(EXCERPT_BYTES + 500)), at, 1).responseExcerpt!
+    expect(long).toBe("x".repeat(EXCERPT_BYTES))
+    // "é" is two bytes in UTF-8: the last one starts at byte 2047, so only its first byte is inside the limit.
+    const cut = sentOf(answer(200, {}, `${"x".repeat(EXCERPT_BYTES - 1)}é tail`), at, 1).responseExcerpt!
+    expect(cut).toBe(`${"x".repeat(EXCERPT_BYTES - 1)}\uFFFD`)
+    expect(excerptOf(new Uint8Array(0))).toBeNull()
+  })
+
+  test("stored with the attempt's entry; endpoint 15's view of the entry leaves it out", () => {
+    const row = outcomeRow(job, sentOf(answer(503, {}, "maintenance"), at, 7), Option.none())
+    expect(row.entry).toEqual({
+      attempted_at: at.toISOString(),
+      http_status: 503,
+      duration_ms: 7,
+      error: "HTTP 503",
+      response_excerpt: "maintenance"
+    })
+  })
+})
+
 describe("the row an outcome writes", () => {
   test("delivered; pending again after the retry's delay; failed when no retry is left", () => {
     const delivered = outcomeRow(job, sentOf(answer(200), at, 5), Option.none())
     expect(delivered).toMatchObject({ id: job.id, delivered: true, status: "delivered", next_attempt_at: null })
-    expect(delivered.entry).toEqual({ attempted_at: at.toISOString(), http_status: 200, duration_ms: 5, error: null })
+    expect(delivered.entry).toEqual({
+      attempted_at: at.toISOString(),
+      http_status: 200,
+      duration_ms: 5,
+      error: null,
+      response_excerpt: null
+    })
     const retried = outcomeRow(job, sentOf(answer(500), at, 5), Option.some(Duration.minutes(5)))
     expect(retried).toMatchObject({ delivered: false, status: "pending", error: "HTTP 500" })
     expect(retried.next_attempt_at).toBe(new Date(at.getTime() + 5 * 60_000).toISOString())
