@@ -2,8 +2,8 @@ import { Effect } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as StaticPage from "../http/StaticPage.ts"
 import { Limits as ReservationLimits, ReportStatus, Status } from "../reservations/Reservation.ts"
-import { DeliveryStatus, EVENT_TYPES } from "../webhooks/Webhook.ts"
-import { CODE_LENGTH, CODE_MINUTES, CODE_TRIES, Limits } from "./Panel.ts"
+import { EVENT_TYPES, Limits as WebhookLimits } from "../webhooks/Webhook.ts"
+import { CODE_LENGTH, CODE_MINUTES, CODE_TRIES, Limits, PanelDeliveryStatus } from "./Panel.ts"
 import { projectFile } from "../shared/ProjectRoot.ts"
 
 /**
@@ -26,6 +26,8 @@ export const SECURITY_HEADERS = StaticPage.securityHeaders(CONTENT_SECURITY_POLI
 
 /** Reservations per page of the page's list ("load more" asks for the next). */
 export const RESERVATIONS_PAGE_SIZE = 25
+/** Deliveries per page of the page's delivery log. */
+export const DELIVERIES_PAGE_SIZE = 25
 
 /**
  * What the page needs to know of the server, handed over in a `<meta>` (no inline script): whether anyone may
@@ -40,10 +42,13 @@ const clientRules = Effect.map(AppConfig, (config) => ({
   limits: Limits,
   reservationStatuses: Status.literals,
   reportStatuses: ReportStatus.literals,
-  deliveryStatuses: DeliveryStatus.literals,
+  deliveryStatuses: PanelDeliveryStatus.literals,
+  activeEndpoints: WebhookLimits.activeEndpoints,
+  webhookUrlMax: WebhookLimits.url,
   // `*` is a subscription, never the event of a delivery.
   events: EVENT_TYPES.filter((event) => event !== "*"),
-  reservationsPageSize: RESERVATIONS_PAGE_SIZE
+  reservationsPageSize: RESERVATIONS_PAGE_SIZE,
+  deliveriesPageSize: DELIVERIES_PAGE_SIZE
 }))
 
 const isPanelPath = (url: string) =>

@@ -422,13 +422,14 @@ export const DeliveryDetail = Schema.Struct({
   ...PanelDelivery.fields,
   /** The JSON body sent (with `data.guests` only when the endpoint includes guests). */
   payload: Schema.Unknown,
-  attempts: Schema.Array(DeliveryAttempt)
+  /** Every attempt, oldest first, with the receiver's answer (`attempts` is their count, as on endpoint 15). */
+  attempt_details: Schema.Array(DeliveryAttempt)
 }).annotations({
   identifier: "PanelDeliveryDetail",
   examples: [{
     ...EXAMPLE_DELIVERY,
     payload: { id: "evt_4f6c2a9e0b1d4c7e8f3a5b6c7d8e9f01", type: "tra.failed", data: {} },
-    attempts: [{ at: EXAMPLE.at, status_code: 500, duration_ms: 130, error: "HTTP 500", response_excerpt: "busy" }]
+    attempt_details: [{ at: EXAMPLE.at, status_code: 500, duration_ms: 130, error: "HTTP 500", response_excerpt: "busy" }]
   }]
 })
 

@@ -173,7 +173,7 @@ export class PanelWebhooks extends Effect.Service<PanelWebhooks>()("panel/PanelW
         return {
           ...withoutSeq(delivery),
           payload: payloadOf(body, includeGuests),
-          attempts: attempts.map((attempt) => ({
+          attempt_details: attempts.map((attempt) => ({
             at: attempt.attempted_at,
             status_code: attempt.http_status,
             duration_ms: attempt.duration_ms,

@@ -702,7 +702,8 @@ describe("webhooks managed from the panel, and the delivery log (issue 26)", () 
     expect(detail.body).toMatchObject({ id: failing.id, endpoint_url: `${receiver.url}/sabana-down`, external_id: externalIds[2] })
     const sent = receiver.received.find((r) => r.path === "/sabana-down" && JSON.parse(r.body).id === failing.event_id)!
     expect(detail.body.payload).toEqual(JSON.parse(sent.body))
-    expect(detail.body.attempts[0]).toEqual({
+    expect(detail.body.attempts).toBe(1)
+    expect(detail.body.attempt_details[0]).toEqual({
       at: expect.any(String),
       status_code: 503,
       duration_ms: expect.any(Number),

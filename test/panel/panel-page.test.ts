@@ -508,13 +508,56 @@ describe("account panel page (design §8)", () => {
     await context.close()
   }, 60_000)
 
-  test("webhooks: a failed delivery with its attempt, redelivered until delivered; a test ping's result", async () => {
-    receiver.on("/hotel-hook", 500)
-    const endpoint = await call(app, "POST", "/api/partners/webhooks", {
-      key: testKey,
-      json: { url: `${receiver.url}/hotel-hook`, events: ["reservation.created"] }
-    })
-    expect(endpoint.status).toBe(201)
+  test("webhooks: an endpoint added, changed, tested, its secret rotated, recovered and deactivated, all from the page", async () => {
+    receiver.on("/hotel-hook", { status: 500, body: "{\"error\":\"PMS en mantenimiento\"}" })
+    const { context, page, errors } = await open(DESKTOP, { path: "/panel#/webhooks" })
+    const axe: Record<string, Array<string>> = {}
+    await title(page, "Webhooks")
+    // The holder's account has live keys: the live environment first, then the switch to test.
+    await page.getByText("No hay destinos en este entorno.").waitFor()
+    await page.getByRole("radio", { name: "Pruebas" }).check()
+    await page.getByText("No hay destinos en este entorno.").waitFor()
+
+    // Add: the page's own checks first (no URL, no event chosen), worded by the page.
+    await page.getByRole("button", { name: "Agregar destino" }).click()
+    const form = page.locator("form.endpoint-form")
+    await form.getByRole("heading", { name: "Nuevo destino" }).waitFor()
+    await form.getByRole("radio", { name: "Solo estos eventos" }).check()
+    await form.getByRole("button", { name: "Agregar destino" }).click()
+    await form.getByText("Este dato es obligatorio.").waitFor()
+    expect(await form.getByText("Elija al menos un evento.").isVisible()).toBe(true)
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("type"))).toBe("url")
+    await form.getByLabel("URL del destino").fill("pms.example.co/hooks")
+    await form.getByRole("button", { name: "Agregar destino" }).click()
+    await form.getByText("Escriba una URL completa, que empiece por https://.").waitFor()
+    await audit(page, "webhook-form", axe)
+    // A URL the server refuses (not HTTPS nor public, whatever the page thought): its rule in the page's words.
+    await form.getByLabel("URL del destino").fill("ftp://archivos.example.co/x")
+    await form.getByRole("checkbox", { name: /Reserva creada/ }).check()
+    await form.getByRole("button", { name: "Agregar destino" }).click()
+    await form.getByText("La URL debe ser HTTPS y pública", { exact: false }).waitFor()
+    expect(await form.textContent()).not.toMatch(/not allowed|must be/)
+    await form.getByLabel("URL del destino").fill(`${receiver.url}/hotel-hook`)
+    await form.getByRole("button", { name: "Agregar destino" }).click()
+    // The signing secret, once, with a copy button; then the endpoint's card.
+    const secret = page.locator(".secret-box")
+    await secret.getByRole("heading", { name: "Secreto de firma del nuevo destino" }).waitFor()
+    const firstSecret = await secret.locator("textarea").inputValue()
+    expect(firstSecret).toMatch(/^whsec_/)
+    expect(await secret.getByRole("button", { name: "Copiar" }).isVisible()).toBe(true)
+    await audit(page, "webhook-secret", axe)
+    await page.getByRole("button", { name: "Listo" }).click()
+    const endpointCard = page.locator("article.endpoint")
+    await endpointCard.waitFor()
+    expect(await endpointCard.locator("h3").textContent()).toBe(`${receiver.url}/hotel-hook`)
+    expect(await endpointCard.textContent()).toContain("reservation.created")
+    const [stored] = await db.query<{ id: string; events: Array<string> }>(
+      "SELECT id, events FROM webhook_endpoints WHERE account_id = $1 AND is_active AND environment = 'test'",
+      [accountId]
+    )
+    expect(stored!.events).toEqual(["reservation.created"])
+
+    // A reservation: its delivery fails (500) and waits for a retry — "Reintentando", not "0 · 0".
     const properties = (await call(app, "GET", "/api/partners/properties", { key: testKey })).body.properties
     const reservation = await call(app, "POST", "/api/partners/reservations", {
       key: testKey,
@@ -524,69 +567,105 @@ describe("account panel page (design §8)", () => {
     await receiver.waitFor((request) => request.path === "/hotel-hook")
     await waitUntil(async () =>
       (await db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND attempts > 0",
-        [endpoint.body.id]
+        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND cycle_attempts > 0",
+        [stored!.id]
       ))[0]!.n === 1
     )
-    // Its retries would go on for about 3 days (design §6.14): end the cycle now, as its last attempt would.
-    await db.query("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE endpoint_id = $1", [
-      endpoint.body.id
-    ])
-
-    const { context, page, errors } = await open(DESKTOP, { path: "/panel#/webhooks" })
-    const axe: Record<string, Array<string>> = {}
-    await title(page, "Webhooks")
-    // The holder's account has live keys: the live environment first, then the switch to test.
-    await page.getByText("No hay destinos en este entorno.").waitFor()
-    await page.getByRole("radio", { name: "Pruebas" }).check()
-    const endpointCard = page.locator("article.endpoint")
-    await endpointCard.waitFor()
-    expect(await endpointCard.locator("h3").textContent()).toBe(`${receiver.url}/hotel-hook`)
-    expect(await endpointCard.textContent()).toContain("Entregadas: 0 · Fallidas: 1")
-
-    // Filtered to failed deliveries: this one, its attempt (time, HTTP 500, duration, error).
-    await page.selectOption("#d-status", "failed")
-    await page.getByRole("button", { name: "Filtrar" }).click()
-    const delivery = page.locator("article.delivery")
-    await delivery.locator(".badge", { hasText: "Fallida" }).waitFor()
-    expect(await delivery.count()).toBe(1)
-    expect(await delivery.locator("h3").textContent()).toBe("reservation.created")
-    const attempt = await delivery.locator("tbody tr").first().locator("td").allTextContents()
-    expect(attempt[0]).toMatch(/\d{1,2}\/\d{1,2}\/\d{4}, \d{1,2}:\d{2}/)
-    expect(attempt.slice(1, 2)).toEqual(["500"])
-    expect(attempt[2]).toMatch(/^\d+ ms$/)
-    expect(attempt[3]).toContain("500")
-    await audit(page, "webhooks", axe)
+    await page.getByRole("button", { name: "Actualizar" }).click()
+    const rows = page.locator(".deliveries-table tbody tr")
+    await rows.first().locator(".badge", { hasText: "Reintentando" }).waitFor()
+    expect(await page.locator(".delivery-counts").last().textContent()).toContain("Reintentando: 1")
+    const cells = await rows.first().locator("td").allTextContents()
+    expect(cells.slice(1)).toEqual(["reservation.created", expect.stringContaining("/hotel-hook"), reservation.body.external_id, "Reintentando", "1"])
+    // No sideways scrolling at a laptop's width.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280)
     await screenshot(page, "desktop-5-webhooks")
+    // One compact row per delivery: about 25 of them fit a laptop's screen.
+    expect(await rows.first().evaluate((row) => row.getBoundingClientRect().height)).toBeLessThan(80)
+    await audit(page, "webhooks", axe)
 
-    // Redelivered while the receiver answers 200: followed until it shows delivered.
+    // Filtered to retrying deliveries; its dialog: the attempt with the endpoint's answer, the payload sent.
+    await page.selectOption("#d-status", "retrying")
+    await page.getByRole("button", { name: "Filtrar" }).click()
+    await rows.first().locator(".badge", { hasText: "Reintentando" }).waitFor()
+    expect(await rows.count()).toBe(1)
+    await rows.first().getByRole("button", { name: /^Ver la entrega reservation\.created del / }).click()
+    const dialog = page.getByRole("dialog", { name: "Entrega" })
+    await dialog.locator("pre.payload").waitFor()
+    const attempt = await dialog.locator(".data-table tbody tr").first().locator("td").allTextContents()
+    expect(attempt[1]).toBe("500")
+    expect(attempt[2]).toMatch(/^\d+ ms$/)
+    expect(attempt[3]).toBe("El destino respondió 500")
+    expect(attempt[4]).toBe("{\"error\":\"PMS en mantenimiento\"}")
+    const sentBody = JSON.parse(receiver.received.find((request) => request.path === "/hotel-hook")!.body)
+    expect(JSON.parse((await dialog.locator("pre.payload").textContent())!)).toEqual(sentBody)
+    await audit(page, "delivery-dialog", axe)
+    await screenshot(page, "desktop-5b-delivery", false)
+    // Redelivered while the endpoint answers 200: followed in the log until it shows delivered.
     receiver.on("/hotel-hook", 200)
-    await delivery.getByRole("button", { name: "Reenviar" }).click()
-    await page.locator("article.delivery .badge", { hasText: "Entregada" }).waitFor({ timeout: 20_000 })
-    expect(await page.locator("article.delivery").first().locator("tbody tr").allTextContents()).toContainEqual(
-      expect.stringContaining("200")
-    )
+    await dialog.getByRole("button", { name: "Reenviar" }).click()
+    await dialog.getByText("Reenvío en cola.").waitFor()
+    await dialog.getByRole("button", { name: "Cerrar" }).click()
+    await rows.first().locator(".badge", { hasText: "Entregada" }).waitFor({ timeout: 20_000 })
     await receiver.waitForCount(2, (request) => request.path === "/hotel-hook")
 
+    // Change: guests included from now on.
+    await endpointCard.getByRole("button", { name: "Cambiar", exact: true }).click()
+    await page.getByRole("heading", { name: "Cambiar destino" }).waitFor()
+    expect(await page.getByLabel("URL del destino").inputValue()).toBe(`${receiver.url}/hotel-hook`)
+    await page.getByRole("checkbox", { name: "Incluir los datos de los huéspedes" }).check()
+    await page.getByRole("button", { name: "Guardar cambios" }).click()
+    await page.locator("#screen").getByText("Cambios guardados.").waitFor()
+    await page.locator("article.endpoint", { hasText: "Incluye huéspedes" }).getByText("Sí", { exact: true }).waitFor()
+
     // A test ping: its result on the card.
-    await endpointCard.getByRole("button", { name: "Enviar prueba" }).click()
-    await endpointCard.locator(".ping-ok").waitFor()
-    expect(await endpointCard.locator(".ping-result").textContent())
-      .toMatch(/^Prueba entregada\. HTTP 200 en \d+ ms\.$/)
+    await page.locator("article.endpoint").getByRole("button", { name: "Enviar prueba" }).click()
+    await page.locator("article.endpoint .ping-ok").waitFor()
+    expect(await page.locator("article.endpoint .ping-result").textContent()).toMatch(/^Prueba entregada\. HTTP 200 en \d+ ms\.$/)
+
+    // Rotate: confirmed in a dialog, the new secret once; the stored secret is the new one.
+    await page.locator("article.endpoint").getByRole("button", { name: "Cambiar secreto" }).click()
+    await page.getByRole("dialog", { name: "¿Cambiar el secreto de firma?" }).getByRole("button", { name: "Cambiar secreto" }).click()
+    await page.getByRole("heading", { name: "Nuevo secreto de firma" }).waitFor()
+    const rotated = await page.locator("article.endpoint .secret-box textarea").inputValue()
+    expect(rotated).toMatch(/^whsec_/)
+    expect(rotated).not.toBe(firstSecret)
 
     // Recover (design §6.14): the event's delivery failed again; the card's button queues it, and it is sent.
     await db.query(
       "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE endpoint_id = $1 AND event_type <> 'ping'",
-      [endpoint.body.id]
+      [stored!.id]
     )
-    await endpointCard.getByRole("button", { name: "Reenviar fallidas (7 días)" }).click()
-    await endpointCard.locator(".ping-result", { hasText: "Entregas fallidas en cola de nuevo: 1." }).waitFor()
+    await page.locator("article.endpoint").getByRole("button", { name: "Reenviar fallidas (7 días)" }).click()
+    await page.locator("article.endpoint .ping-result", { hasText: "Entregas fallidas en cola de nuevo: 1." }).waitFor()
     await receiver.waitForCount(3, (request) => request.path === "/hotel-hook" && request.headers["x-service-event"] !== "ping")
-    await audit(page, "webhooks-after", axe)
-    expect(axe).toEqual({ webhooks: [], "webhooks-after": [] })
+
+    // A confirmation left open when the visitor goes elsewhere (Back) closes unanswered: nothing is deactivated.
+    await page.locator("article.endpoint").getByRole("button", { name: "Desactivar" }).click()
+    await page.getByRole("dialog", { name: "¿Desactivar este destino?" }).waitFor()
+    await page.evaluate(() => { location.hash = "#/keys" })
+    await title(page, "Claves de API")
+    expect(await page.locator("dialog[open]").count()).toBe(0)
+    expect((await db.query<{ active: boolean }>("SELECT is_active AS active FROM webhook_endpoints WHERE id = $1", [stored!.id]))[0]!.active)
+      .toBe(true)
+    await page.goBack()
+    await title(page, "Webhooks")
+    await page.getByRole("radio", { name: "Pruebas" }).check()
+
+    // Deactivate, confirmed: the card goes; the audit log names every change.
+    await page.locator("article.endpoint").getByRole("button", { name: "Desactivar" }).click()
+    await page.getByRole("dialog", { name: "¿Desactivar este destino?" }).getByRole("button", { name: "Desactivar" }).click()
+    await page.locator("#screen").getByText(`Se desactivó el destino ${receiver.url}/hotel-hook.`).waitFor()
+    await page.getByText("No hay destinos en este entorno.").waitFor()
+    const actions = (await db.query<{ action: string }>(
+      "SELECT action FROM audit_log WHERE account_id = $1 AND action LIKE 'webhook.%' ORDER BY id",
+      [accountId]
+    )).map((row) => row.action)
+    expect(actions).toEqual(["webhook.created", "webhook.updated", "webhook.secret_rotated", "webhook.deactivated"])
+    expect(axe).toEqual({ "webhook-form": [], "webhook-secret": [], webhooks: [], "delivery-dialog": [] })
     expect(errors).toEqual([])
     await context.close()
-  }, 60_000)
+  }, 90_000)
 
   test("reservations: TRA/SIRE status and warning, filters, search, load more; no personal data", async () => {
     const properties = (await call(app, "GET", "/api/partners/properties", { key: testKey })).body.properties
@@ -903,7 +982,7 @@ describe("account panel page (design §8)", () => {
 
     await navigate(phone, "Webhooks", true)
     await phone.getByRole("radio", { name: "Pruebas" }).check()
-    await phone.locator("article.delivery").first().waitFor()
+    await phone.locator(".deliveries-table tbody tr").first().waitFor()
     expect(await narrow()).toBeLessThanOrEqual(390)
     await audit(phone, "webhooks", axe)
     await scrollToTop(phone.getByRole("heading", { name: "Entregas" }))

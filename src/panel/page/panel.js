@@ -68,10 +68,10 @@
 
   const locale = () => state.lang === "en" ? "en" : "es-CO"
 
-  const formatInstant = (iso) => {
+  const formatInstant = (iso, dateStyle = "medium") => {
     const date = new Date(iso)
     if (Number.isNaN(date.getTime())) return String(iso)
-    const format = { dateStyle: "medium", timeStyle: "short", timeZone: TIME_ZONE }
+    const format = { dateStyle, timeStyle: "short", timeZone: TIME_ZONE }
     return new Intl.DateTimeFormat(locale(), format).format(date)
   }
 
@@ -83,11 +83,15 @@
     return new Intl.DateTimeFormat(locale(), { dateStyle: "medium", timeZone: "UTC" }).format(date)
   }
 
-  /** A text argument: plain, `{at}` an instant, `{day}` a date, `{key}` another text, `{n}` a number. */
+  /**
+   * A text argument: plain, `{at}` an instant (`{atShort}` with a short date, for a table's narrow column),
+   * `{day}` a date, `{key}` another text, `{n}` a number.
+   */
   const argText = (value) => {
     if (value === null || value === undefined) return ""
     if (typeof value !== "object") return String(value)
     if ("at" in value) return formatInstant(value.at)
+    if ("atShort" in value) return formatInstant(value.atShort, "short")
     if ("day" in value) return formatDay(value.day)
     if ("key" in value) return t(value.key, value.args)
     if ("n" in value) return new Intl.NumberFormat(locale()).format(value.n)
@@ -480,7 +484,7 @@
    * A secret shown once (a new API key): a warning, the value in a read-only field and a copy button. Its
    * heading takes the focus, so a screen reader reads the warning first.
    */
-  const secretBox = (value, titleKey, note) => {
+  const secretBox = (value, titleKey, note, { labelKey = "apiKeyLabel", warningKey = "shownOnce" } = {}) => {
     const id = nextId("secret")
     // A text area, so the whole key is seen, wrapped, on a phone's screen.
     const field = h("textarea", {
@@ -509,8 +513,8 @@
       "section",
       { class: "secret-box", "aria-labelledby": `${id}-title` },
       h("h3", { id: `${id}-title`, tabindex: "-1", text: titleKey }),
-      h("p", { class: "warning", id: `${id}-warning`, text: "shownOnce" }),
-      h("label", { for: id, text: "apiKeyLabel" }),
+      h("p", { class: "warning", id: `${id}-warning`, text: warningKey }),
+      h("label", { for: id, text: labelKey }),
       h("div", { class: "secret-row" }, field, copy),
       copied,
       note ?? null
@@ -842,6 +846,8 @@
     const generation = ++state.generation
     state.titleKey = `screen_${name}`
     setMenu(false)
+    // A dialog belongs to the screen that opened it: leaving the screen (a link, Back) closes it unanswered.
+    for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close("navigated")
     for (const link of ui.nav.querySelectorAll("a[data-screen]")) {
       if (link.dataset.screen === name) link.setAttribute("aria-current", "page")
       else link.removeAttribute("aria-current")
@@ -1306,38 +1312,324 @@
   // ------------------------------------------------------------------------------------------------------------
   // Webhooks: endpoints with their last 7 days, a test ping; deliveries with their attempts, redelivery
 
+  // ------------------------------------------------------------------------------------------------------------
+  // Webhooks: endpoints managed here (add, change, test, rotate the secret, recover, deactivate) and the delivery
+  // log: one row per delivery, filters, pages, and one delivery's payload and attempts in a dialog
+
+  /** Event types an endpoint subscribes to (`ping` goes to every endpoint whatever it subscribes to). */
+  const SUBSCRIBABLE = RULES.events.filter((name) => name !== "ping")
+
+  /** An event's name as the API writes it, never broken mid-word, with its words as the title. */
+  const eventName = (name) => h("code", { class: "event-name", title: { t: `event_${name}` } }, name)
+
+  /** A long URL in a narrow column: host and the start of the path, the whole URL as the title. */
+  const shortUrl = (url) => {
+    let text = url
+    try {
+      const parsed = new URL(url)
+      text = `${parsed.host}${parsed.pathname === "/" ? "" : parsed.pathname}`
+    } catch {
+      // shown as it is
+    }
+    return h("span", { class: "short-url", title: url }, text.length > 26 ? `${text.slice(0, 25)}…` : text)
+  }
+
+  /** The delivery log's table: one compact row per delivery, three short lines on a phone (panel.css). */
+  const deliveryTable = (columns, rows) => {
+    const wrap = table("deliveriesCaption", columns, rows)
+    wrap.querySelector("table").classList.add("deliveries-table")
+    return wrap
+  }
+
+  /** The panel statuses of a delivery: pending splits into waiting for its first attempt and retrying. */
+  const DELIVERY_BADGE = { pending: "pending", retrying: "warning", delivered: "ok", failed: "error" }
+  const deliveryBadge = (status) => badge(DELIVERY_BADGE[status] ?? "neutral", `delivery_${status}`)
+
+  /** "Delivered 3 · Retrying 1 · Failed 0 · Waiting 0", each count with its status's colour. */
+  const countsLine = (counts) =>
+    h(
+      "p",
+      { class: "delivery-counts" },
+      ["delivered", "retrying", "failed", "pending"].flatMap((status, i) => [
+        i === 0 ? null : h("span", { class: "muted", "aria-hidden": "true" }, " · "),
+        h("span", { class: `count count-${status}`, text: [`count_${status}`, { n: { n: counts[status] } }] })
+      ])
+    )
+
+  /** What an answer that refused an endpoint's form means, in the page's words, next to the field it names. */
+  const endpointFailure = (form, line, res) => {
+    if (res.code === "invalid_request" && Array.isArray(res.body?.details?.fields)) {
+      const errors = {}
+      for (const problem of res.body.details.fields) {
+        const name = String(problem.field).split(/[.[]/)[0]
+        errors[name] ??= [name === "events" ? "err_events" : name === "url" ? "err_webhookUrl" : "err_field"]
+      }
+      if (showFieldErrors(form, errors)) return
+    }
+    // The server's reason is an English sentence: the page says what the rule is, in its own words.
+    if (res.code === "invalid_webhook_url") return showFieldErrors(form, { url: ["err_webhookUrlUnsafe"] })
+    if (res.code === "webhook_limit_reached") return showMessage(line, "error", "err_webhookLimit", { n: RULES.activeEndpoints })
+    if (res.code === "live_not_enabled") return showMessage(line, "error", "err_liveWebhook")
+    if (res.code === "webhook_not_found") return showMessage(line, "error", "err_webhookGone")
+    if (res.status === 0) return showMessage(line, "error", "err_network")
+    showMessage(line, "error", "err_unexpected", { code: res.code ?? res.status })
+  }
+
+  /**
+   * The form of a new endpoint or of a change to `endpoint`: its URL, its events (all, or the ones ticked) and
+   * whether its deliveries carry the guests. Resolves through `onSaved(answer)`; `onCancel` closes it.
+   */
+  const endpointForm = ({ endpoint, onSaved, onCancel }) => {
+    const line = messageLine()
+    const id = nextId("endpoint-form")
+    const url = input({
+      type: "url",
+      inputmode: "url",
+      maxlength: RULES.webhookUrlMax,
+      spellcheck: "false",
+      autocomplete: "off",
+      placeholder: "https://pms.example.com/webhooks",
+      value: endpoint?.url ?? ""
+    })
+    const everything = endpoint === undefined || endpoint.events.includes("*")
+    const mode = (value, key) => {
+      const radio = h("input", { type: "radio", name: `${id}-mode`, id: `${id}-mode-${value}`, value, checked: (value === "all") === everything })
+      return h("label", { class: "choice", for: radio.id }, radio, h("span", { text: key }))
+    }
+    const all = mode("all", "eventsAll")
+    const some = mode("some", "eventsSome")
+    const boxes = SUBSCRIBABLE.map((name) =>
+      h("input", {
+        type: "checkbox",
+        id: `${id}-event-${name.replace(".", "-")}`,
+        value: name,
+        checked: !everything && endpoint.events.includes(name)
+      })
+    )
+    const choices = h(
+      "div",
+      { class: "event-choices", hidden: everything },
+      boxes.map((box) =>
+        h("label", { class: "choice", for: box.id }, box, h("span", { text: `event_${box.value}` }), " ", eventName(box.value))
+      )
+    )
+    const someRadio = some.querySelector("input")
+    for (const radio of [all.querySelector("input"), someRadio]) {
+      radio.addEventListener("change", () => {
+        choices.hidden = !someRadio.checked
+      })
+    }
+    // The events' fieldset is the control the "events" error belongs to (`setFieldError` by its id and name).
+    const events = h(
+      "fieldset",
+      { class: "field events-field", id: `${id}-events`, name: "events", tabindex: "-1", "aria-describedby": `${id}-events-hint` },
+      h("legend", { text: "col_events" }),
+      h("p", { class: "hint", id: `${id}-events-hint`, text: "hint_events" }),
+      h("p", { class: "field-error", id: `${id}-events-error`, hidden: true }),
+      h("div", { class: "choices-row" }, all, some),
+      choices
+    )
+    const guests = h("input", { type: "checkbox", id: `${id}-guests`, checked: endpoint?.include_guests === true })
+    const form = h(
+      "form",
+      { class: "endpoint-form", novalidate: true, "aria-labelledby": `${id}-title` },
+      h("h3", { id: `${id}-title`, tabindex: "-1", text: endpoint === undefined ? "addEndpointTitle" : "editEndpointTitle" }),
+      field(`${id}-url`, "url", url, { label: "field_webhookUrl", hint: "hint_webhookUrl", required: true }),
+      events,
+      h(
+        "div",
+        { class: "field" },
+        h("label", { class: "choice", for: guests.id }, guests, h("span", { text: "field_includeGuests" })),
+        h("p", { class: "hint", id: `${guests.id}-hint`, text: "hint_includeGuests" })
+      ),
+      line,
+      h(
+        "div",
+        { class: "actions" },
+        h("button", { type: "submit", class: "primary", text: endpoint === undefined ? "addEndpoint" : "saveEndpoint" }),
+        h("button", { type: "button", class: "secondary", text: "cancel", onclick: onCancel })
+      )
+    )
+    guests.setAttribute("aria-describedby", `${guests.id}-hint`)
+    onSubmit(form, async () => {
+      clearErrors(form, line)
+      const chosen = boxes.filter((box) => box.checked).map((box) => box.value)
+      const value = url.value.trim()
+      const errors = {}
+      if (value === "") errors.url = ["err_required"]
+      else if (!URL.canParse(value)) errors.url = ["err_webhookUrl"]
+      if (someRadio.checked && chosen.length === 0) errors.events = ["err_events"]
+      if (showFieldErrors(form, errors)) return
+      const body = { url: value, events: someRadio.checked ? chosen : ["*"], include_guests: guests.checked }
+      const res = endpoint === undefined
+        ? await api("POST", "/webhooks", { environment: state.env, ...body })
+        : await api("PATCH", `/webhooks/${encodeURIComponent(endpoint.id)}`, body)
+      if (res.status === 200 || res.status === 201) return onSaved(res.body)
+      endpointFailure(form, line, res)
+    })
+    return form
+  }
+
+  /** A delivery's dialog: the event, where it went, every attempt with the receiver's answer, the payload. */
+  const deliveryDialog = (deliveryId, { onRedelivered }) =>
+    new Promise((resolve) => {
+      const opener = document.activeElement
+      const titleId = nextId("dialog-title")
+      const body = h("div", { class: "stack" }, loading())
+      const line = messageLine()
+      const dialog = h(
+        "dialog",
+        { class: "dialog dialog-wide", "aria-labelledby": titleId },
+        h(
+          "div",
+          { class: "dialog-header" },
+          h("h2", { id: titleId, text: "deliveryTitle" }),
+          h("button", { type: "button", class: "secondary small", text: "close", onclick: () => dialog.close() })
+        ),
+        line,
+        body
+      )
+      dialog.addEventListener("close", () => {
+        dialog.remove()
+        if (opener instanceof HTMLElement && opener.isConnected) opener.focus()
+        resolve()
+      })
+      document.body.append(dialog)
+      dialog.showModal()
+      const show = async () => {
+        const res = await api("GET", `/deliveries/${encodeURIComponent(deliveryId)}`)
+        if (!dialog.open) return
+        if (res.status !== 200) return loadFailed(body, res, show)
+        const delivery = res.body
+        const redeliver = actionButton({ class: "primary small", text: "redeliver" }, async () => {
+          const sent = await api("POST", `/deliveries/${encodeURIComponent(delivery.id)}/redeliver`)
+          if (!dialog.open) return
+          if (sent.status !== 200) {
+            const key = sent.code === "delivery_not_found" ? "err_deliveryGone" : sent.code === "webhook_not_found" ? "err_webhookGone" : "err_unexpected"
+            return showMessage(line, "error", key, { code: sent.code ?? sent.status })
+          }
+          showMessage(line, "ok", "redeliverQueued")
+          onRedelivered(delivery.id)
+          await show()
+        })
+        fill(
+          body,
+          h("div", { class: "card-header" }, h("p", { class: "delivery-event" }, eventName(delivery.event), " ", h("span", { text: `event_${delivery.event}` })), deliveryBadge(delivery.panel_status)),
+          details([
+            ["col_endpoint", h("span", { class: "break" }, delivery.endpoint_url)],
+            ["col_reservation", delivery.external_id === null ? { key: "testPing" } : h("code", {}, delivery.external_id)],
+            ["col_created", instant(delivery.created_at)],
+            ["col_attempts", String(delivery.attempts)],
+            delivery.next_attempt_at === null ? null : ["col_nextAttempt", instant(delivery.next_attempt_at)],
+            delivery.delivered_at === null ? null : ["col_deliveredAt", instant(delivery.delivered_at)],
+            ["col_eventId", h("code", { class: "break" }, delivery.event_id)]
+          ], true),
+          h("div", { class: "actions" }, redeliver),
+          h("h3", { text: "attemptsCaption" }),
+          tableOrNone("noAttempts", "attemptsCaption", [
+            { label: "col_time", cell: (attempt) => instant(attempt.at) },
+            { label: "col_httpStatus", cell: (attempt) => attempt.status_code === null ? nothing() : `${attempt.status_code}` },
+            { label: "col_duration", cell: (attempt) => h("span", { text: ["milliseconds", { ms: { n: attempt.duration_ms } }] }) },
+            { label: "col_result", cell: (attempt) => attemptResult(attempt) },
+            {
+              label: "col_answer",
+              className: "answer-cell",
+              cell: (attempt) => attempt.response_excerpt === null ? nothing() : h("pre", { class: "excerpt" }, attempt.response_excerpt)
+            }
+          ], [...delivery.attempt_details].reverse()),
+          h("h3", { text: "payloadTitle" }),
+          h("p", { class: "hint", text: delivery.payload?.data?.guests === undefined ? "payloadNoGuests" : "payloadWithGuests" }),
+          h("pre", { class: "payload", tabindex: "0", "aria-label": { t: "payloadTitle" } }, JSON.stringify(delivery.payload, null, 2))
+        )
+      }
+      show()
+    })
+
+  /** What one attempt came to, in words: delivered, the receiver's refusal, or why nothing came back. */
+  const attemptResult = (attempt) => {
+    if (attempt.error === null) return h("span", { text: "attemptDelivered" })
+    if (attempt.status_code !== null) return h("span", { text: ["attemptRefused", { status: attempt.status_code }] })
+    if (attempt.error === "the webhook endpoint was deactivated") return h("span", { text: "attemptInactive" })
+    // A failure without an answer: the client's own words (timeout, refused connection, unsafe address…).
+    return h("span", { class: "muted" }, h("span", { text: "attemptNoAnswer" }), " ", h("code", { class: "break" }, attempt.error))
+  }
+
   const webhooksScreen = (section, live) => {
     const endpoints = h("div", { class: "stack" }, loading())
+    const adding = h("div", { class: "stack" })
     const deliveries = h("div", { class: "stack" }, loading())
     const line = messageLine()
+    const endpointLine = messageLine()
+    const endpointFilter = h("select", {}, options([], "allEndpoints"))
     const status = h("select", {}, options(RULES.deliveryStatuses.map((value) => [value, `delivery_${value}`]), "all"))
     const event = h("select", {}, options(RULES.events.map((value) => [value, `event_${value}`]), "allEvents"))
     const externalId = input({ maxlength: LIMITS.search, spellcheck: "false", autocomplete: "off" })
     const filters = filterForm({ id: "deliveries-filter-title", heading: "h3", submit: "filter" }, [
+      field("d-endpoint", "endpoint_id", endpointFilter, { label: "col_endpoint" }),
       field("d-status", "status", status, { label: "col_status" }),
       field("d-event", "event", event, { label: "col_event" }),
       field("d-external_id", "external_id", externalId, { label: "col_externalId" })
     ])
+    let known = []
+    let cursor = null
+    let rows = []
     let polls = 0
+
+    const addButton = actionButton({ class: "primary", text: "addEndpoint" }, () => {
+      addButton.hidden = true
+      const form = endpointForm({
+        onSaved: (created) => {
+          fill(
+            adding,
+            secretBox(created.secret, "newSecretTitle", h("p", { class: "hint", text: "secretNote" }), {
+              labelKey: "secretLabel",
+              warningKey: "secretShownOnce"
+            }),
+            h("button", { type: "button", class: "secondary", text: "done", onclick: closeAdding })
+          )
+          focusHeadingOf(adding)
+          loadEndpoints()
+        },
+        onCancel: () => closeAdding()
+      })
+      fill(adding, form)
+      form.querySelector("input")?.focus()
+    })
+    const closeAdding = () => {
+      fill(adding)
+      addButton.hidden = false
+      addButton.focus()
+    }
 
     const loadEndpoints = async () => {
       const res = await api("GET", `/webhooks${query({ environment: state.env })}`)
       if (!live()) return
       if (res.status !== 200) return loadFailed(endpoints, res, loadEndpoints)
-      const list = res.body.endpoints
-      fill(endpoints, list.length === 0 ? none("noEndpoints") : list.map(endpointCard))
+      known = res.body.endpoints
+      const chosen = endpointFilter.value
+      endpointFilter.replaceChildren(
+        ...options([], "allEndpoints"),
+        ...known.map((endpoint) => h("option", { value: endpoint.id }, endpoint.url))
+      )
+      endpointFilter.value = known.some((endpoint) => endpoint.id === chosen) ? chosen : ""
+      addButton.disabled = known.length >= RULES.activeEndpoints
+      fill(
+        endpoints,
+        known.length === 0 ? none("noEndpoints") : known.map(endpointCard),
+        known.length >= RULES.activeEndpoints ? h("p", { class: "hint", text: ["endpointLimit", { n: RULES.activeEndpoints }] }) : null
+      )
     }
 
     const endpointCard = (endpoint) => {
       const result = h("div", { class: "ping-result", role: "status" })
+      const card = h("article", { class: "card endpoint", "data-endpoint": endpoint.id })
+      const failed = (res) =>
+        fill(result, h("p", { class: "message-error", text: [res.code === "webhook_not_found" ? "err_webhookGone" : "err_unexpected", { code: res.code ?? res.status }] }))
       const test = actionButton({ class: "secondary small", text: "sendTest" }, async () => {
         fill(result, h("p", { class: "muted", text: "sending" }))
         const res = await api("POST", `/webhooks/${encodeURIComponent(endpoint.id)}/test`)
         if (!live()) return
-        if (res.status !== 200) {
-          const failure = ["err_unexpected", { code: res.code ?? res.status }]
-          return fill(result, h("p", { class: "message-error", text: failure }))
-        }
+        if (res.status !== 200) return failed(res)
         const ping = res.body
         fill(
           result,
@@ -1346,12 +1638,10 @@
             { class: ping.delivered ? "ping-ok" : "ping-failed" },
             h("span", { text: ping.delivered ? "pingDelivered" : "pingFailed" }),
             " ",
-            h("span", {
-              text: ["pingDetail", { status: ping.http_status ?? "—", ms: { n: ping.duration_ms } }]
-            }),
-            ping.error === "" ? null : h("span", { class: "ping-error" }, ` ${ping.error}`)
+            h("span", { text: ["pingDetail", { status: ping.http_status ?? "—", ms: { n: ping.duration_ms } }] })
           )
         )
+        loadDeliveries()
       })
       // Design §6.14 Recover: the endpoint's failed deliveries of the last 7 days (less a minute, so that the
       // window is still inside the bound when the server reads it) queued again.
@@ -1359,131 +1649,158 @@
         const since = new Date(Date.now() - 7 * 86_400_000 + 60_000).toISOString()
         const res = await api("POST", `/webhooks/${encodeURIComponent(endpoint.id)}/recover`, { since })
         if (!live()) return
-        if (res.status !== 202) {
-          return fill(result, h("p", { class: "message-error", text: ["err_unexpected", { code: res.code ?? res.status }] }))
-        }
+        if (res.status !== 202) return failed(res)
         fill(result, h("p", { class: "ping-ok", text: ["recovered", { n: { n: res.body.recovered } }] }))
         if (res.body.recovered > 0) loadDeliveries()
       })
-      return h(
-        "article",
-        { class: "card endpoint" },
-        h("h3", { class: "endpoint-url" }, endpoint.url),
+      const edit = actionButton({ class: "secondary small", text: "edit" }, () => {
+        const form = endpointForm({
+          endpoint,
+          onSaved: () => {
+            showMessage(endpointLine, "ok", "endpointSaved")
+            loadEndpoints()
+          },
+          onCancel: () => {
+            fill(card, ...view())
+            edit.focus()
+          }
+        })
+        fill(card, form)
+        form.querySelector("input")?.focus()
+      })
+      const rotate = actionButton({ class: "secondary small", text: "rotateSecret" }, async () => {
+        const confirmed = await confirmDialog({ title: "rotateTitle", text: ["rotateText", { url: endpoint.url }], confirm: "rotateSecret" })
+        if (!confirmed || !live()) return
+        const res = await api("POST", `/webhooks/${encodeURIComponent(endpoint.id)}/rotate-secret`)
+        if (!live()) return
+        if (res.status !== 200) return failed(res)
+        fill(result, secretBox(res.body.secret, "rotatedSecretTitle", h("p", { class: "hint", text: "secretNote" }), {
+          labelKey: "secretLabel",
+          warningKey: "secretShownOnce"
+        }))
+        focusHeadingOf(result)
+      })
+      const deactivate = actionButton({ class: "danger small", text: "deactivate" }, async () => {
+        const confirmed = await confirmDialog({ title: "deactivateTitle", text: ["deactivateText", { url: endpoint.url }], confirm: "deactivate" })
+        if (!confirmed || !live()) return
+        const res = await api("DELETE", `/webhooks/${encodeURIComponent(endpoint.id)}`)
+        if (!live()) return
+        if (res.status !== 200) return failed(res)
+        showMessage(endpointLine, "ok", "endpointDeactivated", { url: endpoint.url })
+        await loadEndpoints()
+        loadDeliveries()
+      })
+      const showDeliveries = actionButton({ class: "link small", text: "showDeliveries" }, async () => {
+        endpointFilter.value = endpoint.id
+        await loadDeliveries()
+        byId("deliveries-title")?.focus()
+      })
+      const counts = endpoint.last_7_days
+      const view = () => [
+        h("h3", { class: "endpoint-url break" }, endpoint.url),
         details([
-          ["col_state", { key: endpoint.is_active ? "endpointActive" : "endpointInactive" }],
           [
             "col_events",
             h("span", {}, endpoint.events.flatMap((name, i) => [
               i === 0 ? null : ", ",
-              name === "*" ? h("span", { text: "allEventsShort" }) : h("code", {}, name)
+              name === "*" ? h("span", { text: "allEventsShort" }) : eventName(name)
             ]))
           ],
           ["includeGuests", yesNo(endpoint.include_guests)],
-          [
-            "last7Days",
-            {
-              key: "last7Counts",
-              args: { delivered: { n: endpoint.last_7_days.delivered }, failed: { n: endpoint.last_7_days.failed } }
-            }
-          ]
+          ["col_created", instant(endpoint.created_at)],
+          endpoint.secret_rotated_at === null ? null : ["col_secretRotated", instant(endpoint.secret_rotated_at)]
         ], true),
-        h("div", { class: "actions" }, test, recover),
+        h("div", { class: "endpoint-counts" }, h("span", { class: "counts-label", text: "last7Days" }), countsLine(counts), showDeliveries),
+        h("div", { class: "actions" }, edit, test, recover, rotate, deactivate),
         result
-      )
+      ]
+      card.append(...view())
+      return card
     }
 
-    const loadDeliveries = async (focusOn) => {
+    const loadDeliveries = async (append = false) => {
       const params = {
         environment: state.env,
+        endpoint_id: endpointFilter.value,
         status: status.value,
         event: event.value,
         external_id: externalId.value.trim(),
-        limit: 50
+        limit: RULES.deliveriesPageSize,
+        cursor: append ? cursor : null
       }
       const res = await api("GET", `/deliveries${query(params)}`)
       if (!live()) return null
       if (res.status === 400) {
-        showFailure(filters, line, res)
+        showMessage(line, "error", res.body?.details?.fields?.some((f) => f.field === "cursor") ? "err_load" : "err_filters", { code: res.code })
         return null
       }
       if (res.status !== 200) {
         loadFailed(deliveries, res, () => loadDeliveries())
         return null
       }
-      const list = res.body.deliveries
-      fill(deliveries, list.length === 0 ? none("noDeliveries") : list.map(deliveryCard))
-      if (focusOn !== undefined) byId(`delivery-${focusOn}`)?.focus()
-      return list
+      rows = append ? [...rows, ...res.body.deliveries] : res.body.deliveries
+      cursor = res.body.next_cursor
+      const more = cursor === null ? null : actionButton({ class: "secondary", text: "loadMore" }, () => loadDeliveries(true))
+      fill(
+        deliveries,
+        countsLine(res.body.counts),
+        rows.length === 0 ? none("noDeliveries") : deliveryTable([
+          {
+            label: "col_time",
+            className: "c-time",
+            cell: (delivery) => h("time", { datetime: delivery.created_at, text: ["asIs", { value: { atShort: delivery.created_at } }] })
+          },
+          {
+            label: "col_event",
+            className: "c-event",
+            // The event opens the delivery's dialog, as a row of Svix's log does.
+            cell: (delivery) =>
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: "link event-link",
+                  "data-delivery": delivery.id,
+                  "aria-label": { t: "viewDeliveryOf", args: { event: delivery.event, at: { at: delivery.created_at } } },
+                  onclick: () =>
+                    deliveryDialog(delivery.id, {
+                      onRedelivered: (id) => {
+                        // Its status changes now: a status filter would hide the delivery being followed.
+                        status.value = ""
+                        follow(id)
+                      }
+                    })
+                },
+                eventName(delivery.event)
+              )
+          },
+          { label: "col_endpoint", className: "c-endpoint", cell: (delivery) => shortUrl(delivery.endpoint_url) },
+          {
+            label: "col_reservation",
+            className: "c-reservation",
+            cell: (delivery) => delivery.external_id === null ? h("span", { class: "muted", text: "testPing" }) : h("code", {}, delivery.external_id)
+          },
+          { label: "col_status", className: "c-status", cell: (delivery) => deliveryBadge(delivery.panel_status) },
+          { label: "col_attempts", className: "c-attempts", cell: (delivery) => String(delivery.attempts) },
+        ], rows),
+        more
+      )
+      return rows
     }
 
-    /** After a redelivery, the list is read again until that delivery is no longer pending (a few seconds). */
+    /** After a redelivery, the log is read again until that delivery is no longer pending (a few seconds). */
     const follow = async (id) => {
       const mine = ++polls
       for (let i = 0; i < 15; i++) {
         await new Promise((resolve) => setTimeout(resolve, 1000))
         if (!live() || mine !== polls) return
-        const focused = document.activeElement?.closest?.("[data-delivery]")?.dataset.delivery
-        const list = await loadDeliveries(focused)
+        const list = await loadDeliveries()
         const delivery = list?.find((item) => item.id === id)
         if (delivery === undefined || delivery.status !== "pending") {
-          if (delivery !== undefined) announce("deliveryNow", { status: { key: `delivery_${delivery.status}` } })
+          if (delivery !== undefined) announce("deliveryNow", { status: { key: `delivery_${delivery.panel_status}` } })
           return
         }
       }
-    }
-
-    const deliveryCard = (delivery) => {
-      const redeliver = actionButton({ class: "secondary small", text: "redeliver" }, async () => {
-        const res = await api("POST", `/deliveries/${encodeURIComponent(delivery.id)}/redeliver`)
-        if (!live()) return
-        if (res.status === 200) {
-          announce("redeliverQueued")
-          // Its status changes now: a status filter would hide the delivery being followed.
-          status.value = ""
-          await loadDeliveries(delivery.id)
-          follow(delivery.id)
-          return
-        }
-        const key = res.code === "delivery_not_found" ? "err_deliveryGone" : "err_unexpected"
-        showMessage(line, "error", key, { code: res.code ?? res.status })
-      })
-      const attempts = delivery.attempt_log
-      return h(
-        "article",
-        {
-          class: "card delivery",
-          id: `delivery-${delivery.id}`,
-          tabindex: "-1",
-          "data-delivery": delivery.id,
-          "aria-labelledby": `delivery-${delivery.id}-title`
-        },
-        h(
-          "header",
-          { class: "card-header" },
-          h("h3", { id: `delivery-${delivery.id}-title` }, h("code", {}, delivery.event)),
-          badge(BADGE[delivery.status] ?? "neutral", `delivery_${delivery.status}`)
-        ),
-        details([
-          ["col_created", instant(delivery.created_at)],
-          ["col_attempts", String(delivery.attempts)],
-          delivery.next_attempt_at === null ? null : ["col_nextAttempt", instant(delivery.next_attempt_at)],
-          delivery.delivered_at === null ? null : ["col_deliveredAt", instant(delivery.delivered_at)],
-          ["col_eventId", h("code", {}, delivery.event_id)]
-        ], true),
-        tableOrNone("noAttempts", "attemptsCaption", [
-          { label: "col_time", cell: (attempt) => instant(attempt.attempted_at) },
-          {
-            label: "col_httpStatus",
-            cell: (attempt) => attempt.http_status === null ? nothing() : `${attempt.http_status}`
-          },
-          {
-            label: "col_duration",
-            cell: (attempt) => h("span", { text: ["milliseconds", { ms: { n: attempt.duration_ms } }] })
-          },
-          { label: "col_error", cell: (attempt) => attempt.error ?? nothing() }
-        ], attempts),
-        h("div", { class: "actions" }, redeliver)
-      )
     }
 
     onSubmit(filters, async () => {
@@ -1494,6 +1811,9 @@
     const reloadAll = () => {
       fill(endpoints, loading())
       fill(deliveries, loading())
+      fill(adding)
+      addButton.hidden = false
+      endpointFilter.value = ""
       loadEndpoints()
       loadDeliveries()
     }
@@ -1503,8 +1823,10 @@
       h(
         "section",
         { class: "stack", "aria-labelledby": "endpoints-title" },
-        h("h2", { id: "endpoints-title", text: "endpointsTitle" }),
+        h("div", { class: "section-header" }, h("h2", { id: "endpoints-title", text: "endpointsTitle" }), addButton),
         intro("endpointsIntro"),
+        endpointLine,
+        adding,
         endpoints
       ),
       h(
@@ -1513,7 +1835,7 @@
         h(
           "div",
           { class: "section-header" },
-          h("h2", { id: "deliveries-title", text: "deliveriesTitle" }),
+          h("h2", { id: "deliveries-title", tabindex: "-1", text: "deliveriesTitle" }),
           actionButton({ class: "secondary small", text: "refresh" }, () => loadDeliveries())
         ),
         filters,
