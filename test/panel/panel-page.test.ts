@@ -667,6 +667,36 @@ describe("account panel page (design §8)", () => {
     await context.close()
   }, 90_000)
 
+  test("one environment for the whole panel: in the URL, kept across screens and a reload, a banner while it is test", async () => {
+    const { context, page, errors } = await open(DESKTOP, { path: "/panel#/webhooks" })
+    await title(page, "Webhooks")
+    const banner = page.locator("#env-banner")
+    // The holder's account has live: it starts on live, without the banner.
+    expect(await page.getByRole("radio", { name: "Producción" }).isChecked()).toBe(true)
+    expect(await banner.isVisible()).toBe(false)
+    await page.getByRole("radio", { name: "Pruebas" }).check()
+    await banner.waitFor()
+    expect(await banner.textContent()).toContain("Modo de pruebas")
+    expect(new URL(page.url()).searchParams.get("env")).toBe("test")
+    // Another screen: the same environment, the banner still there.
+    await navigate(page, "Reservas")
+    await title(page, "Reservas")
+    expect(await page.getByRole("radio", { name: "Pruebas" }).isChecked()).toBe(true)
+    expect(await banner.isVisible()).toBe(true)
+    // A reload keeps it.
+    await page.reload()
+    await title(page, "Reservas")
+    expect(await page.getByRole("radio", { name: "Pruebas" }).isChecked()).toBe(true)
+    expect(await banner.isVisible()).toBe(true)
+    expect(await seriousViolations(page)).toEqual([])
+    // Back to live: no banner, and the URL says so.
+    await page.getByRole("radio", { name: "Producción" }).check()
+    await banner.waitFor({ state: "hidden" })
+    expect(new URL(page.url()).searchParams.get("env")).toBe("live")
+    expect(errors).toEqual([])
+    await context.close()
+  }, 60_000)
+
   test("reservations: TRA/SIRE status and warning, filters, search, load more; no personal data", async () => {
     const properties = (await call(app, "GET", "/api/partners/properties", { key: testKey })).body.properties
     // More than a page of plain reservations, then registrations whose TRA report is (simulated) refused.
@@ -907,6 +937,9 @@ describe("account panel page (design §8)", () => {
     await page.getByRole("button", { name: "Crear la cuenta y entrar" }).click()
     await title(page, "Resumen")
     expect(await page.textContent("main")).toContain("Aún no habilitadas")
+    // An account with only the test environment starts on it, and says so on every screen.
+    await page.locator("#env-banner", { hasText: "Modo de pruebas" }).waitFor()
+    expect(new URL(page.url()).searchParams.get("env")).toBe("test")
 
     await navigate(page, "Claves de API", true)
     expect(await page.textContent("main"))

@@ -163,6 +163,7 @@ window.PanelI18n = {
     nothingToSave: "No hay cambios que guardar.",
 
     endpointsTitle: "Destinos",
+    testBanner: "Modo de pruebas: ve y cambia los datos de prueba. Nada de lo que haga aquí se reporta a las autoridades.",
     endpointsIntro: "Las direcciones de su PMS que reciben un aviso firmado en cada paso de una reserva. Puede agregarlas aquí o con la API (POST /api/partners/webhooks).",
     addEndpoint: "Agregar destino",
     addEndpointTitle: "Nuevo destino",
@@ -525,6 +526,7 @@ window.PanelI18n = {
     nothingToSave: "Nothing has changed.",
 
     endpointsTitle: "Endpoints",
+    testBanner: "Test mode: you see and change test data. Nothing done here is reported to the authorities.",
     endpointsIntro: "The addresses of your PMS that get a signed notice at each step of a reservation. Add them here or through the API (POST /api/partners/webhooks).",
     addEndpoint: "Add endpoint",
     addEndpointTitle: "New endpoint",

@@ -46,6 +46,7 @@
     menu: byId("menu-toggle"),
     who: byId("who"),
     lang: byId("lang-toggle"),
+    envBanner: byId("env-banner"),
     signOut: byId("nav-signout")
   }
   let uid = 0
@@ -67,6 +68,12 @@
   }
 
   const locale = () => state.lang === "en" ? "en" : "es-CO"
+
+  /** The environment the URL names (`?env=test`), so a reload or a shared link shows the same data. */
+  const envFromUrl = () => {
+    const value = new URLSearchParams(location.search).get("env")
+    return value === "live" || value === "test" ? value : null
+  }
 
   const formatInstant = (iso, dateStyle = "medium") => {
     const date = new Date(iso)
@@ -623,6 +630,7 @@
     ui.nav.hidden = !signedIn
     ui.menu.hidden = !signedIn
     ui.who.hidden = !signedIn
+    ui.envBanner.hidden = !signedIn || state.env !== "test"
     setMenu(false)
   }
 
@@ -800,7 +808,8 @@
   const startSession = (account, focus) => {
     const first = state.account === null
     state.account = account
-    if (first) state.env = account.live_enabled ? "live" : "test"
+    // The URL's environment, else live for an account that has it and test for one that has only test.
+    if (first) setEnv(envFromUrl() ?? (account.live_enabled ? "live" : "test"))
     ui.who.replaceChildren(
       h("span", { class: "who-account" }, account.name),
       " ",
@@ -869,6 +878,18 @@
 
   const loading = () => h("p", { class: "loading", text: "loading" })
 
+  /**
+   * One environment for the whole panel (issue 26): kept in the URL (`?env=`, beside `?lang=`; the screen is the
+   * hash), so every screen, a reload and a bookmark show the same one; a banner says so while it is test.
+   */
+  const setEnv = (environment) => {
+    state.env = environment
+    const url = new URL(location.href)
+    url.searchParams.set("env", environment)
+    history.replaceState(null, "", url)
+    ui.envBanner.hidden = state.account === null || environment !== "test"
+  }
+
   /** The test/live switch of the webhooks and reservations screens (radio buttons: arrows move between them). */
   const environmentSwitch = (onChange) => {
     const id = nextId("env")
@@ -887,7 +908,7 @@
             value: environment,
             checked: state.env === environment,
             onchange: () => {
-              state.env = environment
+              setEnv(environment)
               onChange()
             }
           }),
