@@ -121,7 +121,13 @@ const referencePage = (api: HttpApi.Api["Type"]["api"], options: ScalarPageOptio
       // Inter and JetBrains Mono from fonts.scalar.com otherwise; the system's fonts are fine.
       withDefaultFonts: false,
       // The API client posts usage events to api.scalar.com otherwise.
-      telemetry: false
+      telemetry: false,
+      // Scalar's developer toolbar ("Deploy on Scalar", "Generate SDKs… $100/mo") shows on localhost otherwise:
+      // an integrator running the service locally would take it for ours (issue 26).
+      showToolbar: "never",
+      // "Test Request" starts with the partner's bearer key selected, the only scheme (its description gives
+      // the key's format, `svc_test_…` or `svc_live_…`).
+      authentication: { preferredSecurityScheme: "bearer" }
     }
     const description = info.description === undefined
       ? ""

@@ -92,6 +92,16 @@ test("/docs renders in Chromium with every non-local request blocked, no console
   await page.getByText("Map properties to PMS property ids").first().waitFor({ timeout: 15_000 })
   await page.getByText("List the properties of the key's account and environment").first().waitFor({ timeout: 15_000 })
   await settled(pending)
+  // Configured for production (issue 26): no Scalar developer toolbar, even on localhost.
+  const text = await page.evaluate(() => document.body.innerText)
+  expect(text).not.toContain("Deploy on Scalar")
+  expect(text).not.toContain("Generate SDK")
+  // The partner's bearer key is the selected authentication of "Test Request" (before: "No authentication selected").
+  expect(text).not.toContain("No authentication selected")
+  const configuration = JSON.parse(
+    (await page.locator("#api-reference").getAttribute("data-configuration"))!
+  )
+  expect(configuration).toMatchObject({ showToolbar: "never", authentication: { preferredSecurityScheme: "bearer" } })
 
   expect(blocked).toEqual([])
   expect(errors).toEqual([])
