@@ -15,6 +15,7 @@ import m0016 from "./0016_trace_context.ts"
 import m0017 from "./0017_secrets_at_rest.ts"
 import m0018 from "./0018_delivery_endpoint_due.ts"
 import m0019 from "./0019_departure.ts"
+import m0020 from "./0020_report_run_indexes.ts"
 
 /** Static imports keep migrations bundle-safe and free of file-system scans (design §3). Append only. */
 export const migrations = {
@@ -33,7 +34,8 @@ export const migrations = {
   "0016_trace_context": m0016,
   "0017_secrets_at_rest": m0017,
   "0018_delivery_endpoint_due": m0018,
-  "0019_departure": m0019
+  "0019_departure": m0019,
+  "0020_report_run_indexes": m0020
 }
 
 export const loader = Migrator.fromRecord(migrations)

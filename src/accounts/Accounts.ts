@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { AccountNotFound, MemberNotFound } from "../shared/errors.ts"
 import type { KeyLimits } from "./KeyLimits.ts"
+import { lookupId } from "../shared/Uuid.ts"
 
 export interface Account {
   readonly account_id: string
@@ -66,7 +67,7 @@ export class Accounts extends Effect.Service<Accounts>()("accounts/Accounts", {
       Request: Schema.String,
       Result: AccountRow,
       execute: (accountId) =>
-        sql`SELECT id AS account_id, name, email, language, live_enabled, sandbox_created_at FROM accounts WHERE id::text = ${accountId}`
+        sql`SELECT id AS account_id, name, email, language, live_enabled, sandbox_created_at FROM accounts WHERE id = ${lookupId(accountId)}`
     })
 
     /** The account, or `AccountNotFound`. */
@@ -101,7 +102,7 @@ export class Accounts extends Effect.Service<Accounts>()("accounts/Accounts", {
 
     /** `cli accounts enable-live`: a self-signed-up account may now create live keys. */
     const enableLive = (accountId: string) =>
-      sql<{ id: string }>`UPDATE accounts SET live_enabled = true WHERE id::text = ${accountId} RETURNING id`.pipe(
+      sql<{ id: string }>`UPDATE accounts SET live_enabled = true WHERE id = ${lookupId(accountId)} RETURNING id`.pipe(
         Effect.orDie,
         Effect.flatMap((rows) =>
           rows[0] === undefined
@@ -146,7 +147,7 @@ export class Accounts extends Effect.Service<Accounts>()("accounts/Accounts", {
 
     /** Fails with `AccountNotFound`; locks the row when called inside a transaction. */
     const lock = (accountId: string) =>
-      sql<{ id: string }>`SELECT id FROM accounts WHERE id::text = ${accountId} FOR UPDATE`.pipe(
+      sql<{ id: string }>`SELECT id FROM accounts WHERE id = ${lookupId(accountId)} FOR UPDATE`.pipe(
         Effect.orDie,
         Effect.flatMap((rows) =>
           rows.length === 1
@@ -165,7 +166,7 @@ export class Accounts extends Effect.Service<Accounts>()("accounts/Accounts", {
           reads_per_minute = COALESCE(${next.reads ?? null}::integer, reads_per_minute),
           writes_per_minute = COALESCE(${next.writes ?? null}::integer, writes_per_minute),
           tests_per_minute = COALESCE(${next.tests ?? null}::integer, tests_per_minute)
-        WHERE id::text = ${accountId}
+        WHERE id = ${lookupId(accountId)}
         RETURNING reads_per_minute AS reads, writes_per_minute AS writes, tests_per_minute AS tests`.pipe(
         Effect.orDie,
         Effect.flatMap((rows) =>

@@ -6,6 +6,7 @@ import type { Environment } from "../shared/Environment.ts"
 import { KeyLimitReached, KeyNotFound } from "../shared/errors.ts"
 import * as ApiKey from "./ApiKey.ts"
 import type { AuthenticatedKey } from "./CurrentKey.ts"
+import { lookupId } from "../shared/Uuid.ts"
 
 export interface KeyListing {
   readonly key_id: string
@@ -68,7 +69,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
     const revoke = (keyId: string, accountId?: string) =>
       sql<{ key_id: string; revoked_at: Date }>`
         UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
-        WHERE id::text = ${keyId} ${accountId === undefined ? sql`` : sql`AND account_id = ${accountId}`}
+        WHERE id = ${lookupId(keyId)} ${accountId === undefined ? sql`` : sql`AND account_id = ${accountId}`}
         RETURNING id AS key_id, revoked_at`.pipe(
         Effect.orDie,
         Effect.flatMap((rows) =>

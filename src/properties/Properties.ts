@@ -9,6 +9,7 @@ import { SecretBox } from "../secrets/SecretBox.ts"
 import { ExternalIdInUse, InvalidRequest, PropertyNotFound } from "../shared/errors.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { checkScope, type Property, type PropertyMapping, type PropertyScope } from "./Property.ts"
+import { lookupId } from "../shared/Uuid.ts"
 
 /** A property as stored, authority settings included (never returned by the partner API). */
 interface PropertyRow {
@@ -222,10 +223,10 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
         )
         const rows = Object.keys(changes).length === 0
           ? yield* sql<PropertyRow>`
-              SELECT ${sql.literal(PROPERTY_COLUMNS)} FROM properties WHERE id::text = ${propertyId}`
+              SELECT ${sql.literal(PROPERTY_COLUMNS)} FROM properties WHERE id = ${lookupId(propertyId)}`
           : yield* sql<PropertyRow>`
               UPDATE properties SET ${sql.update(changes)}, updated_at = now()
-              WHERE id::text = ${propertyId} RETURNING ${sql.literal(PROPERTY_COLUMNS)}`
+              WHERE id = ${lookupId(propertyId)} RETURNING ${sql.literal(PROPERTY_COLUMNS)}`
         if (rows[0] === undefined) {
           return yield* new PropertyNotFound({ message: `no property ${propertyId}` })
         }
@@ -266,7 +267,7 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
             .filter(([, value]) => value !== undefined)
             .map(([field, value]) => [field, field === "tra_token" && typeof value === "string" ? box.seal(value) : value])
         )
-        const scope = sql`id::text = ${propertyId} AND account_id = ${accountId}`
+        const scope = sql`id = ${lookupId(propertyId)} AND account_id = ${accountId}`
         const rows = Object.keys(changes).length === 0
           ? yield* sql<PropertyRow & SettingsRow>`
               SELECT ${sql.literal(PROPERTY_COLUMNS)}, ${sql.literal(SETTINGS_COLUMNS)} FROM properties WHERE ${scope}`

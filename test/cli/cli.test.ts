@@ -384,7 +384,8 @@ describe("migrate", () => {
             "0016_trace_context",
             "0017_secrets_at_rest",
             "0018_delivery_endpoint_due",
-            "0019_departure"
+            "0019_departure",
+            "0020_report_run_indexes"
           ]
         }
       })

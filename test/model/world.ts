@@ -96,8 +96,12 @@ export interface Hotel {
 export const newHotel = async (world: World): Promise<Hotel> => {
   const n = ++sequenceNumber
   const tag = `${process.pid}${n}`
-  // Earlier sequences' reservations are never claimed again, and their overrides are gone.
-  await world.db.query("UPDATE reservations SET report_lease_until = 'infinity' WHERE environment = 'live'")
+  // Earlier sequences' reservations are never claimed again, and their overrides are gone. Only the rows not
+  // parked yet are written: rewriting every earlier row each time left the table with hundreds of thousands of
+  // dead rows (371 MB after 3,500 sequences) and made each sequence slower than the last.
+  await world.db.query(
+    "UPDATE reservations SET report_lease_until = 'infinity' WHERE environment = 'live' AND report_lease_until IS DISTINCT FROM 'infinity'"
+  )
   await world.db.query("DELETE FROM reference_overrides")
   const account = await admin(world.app, (c) => c.CreateAccount({ name: `Hotel Modelo ${tag}`, email: `modelo${tag}@example.co` }))
   await admin(world.app, (c) => c.SetLimits({ account_id: account.account_id, reads: 1_000_000, writes: 1_000_000 }))
