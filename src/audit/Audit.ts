@@ -35,7 +35,11 @@ export interface AuditRecord {
   /** What it was done to: a key id and prefix, a property id and the settings' names (never their values)… */
   readonly target?: string | null
   readonly ip: string | null
-  /** What changed, as data (a reference override's table, key, old and new value). */
+  /**
+   * What it was done to and what changed, as data the panel words (issue 26: "who did what to which named thing"):
+   * a key's prefix and environment, a property's name and the settings' names, an endpoint's URL, a member's
+   * e-mail; a reference override's table, key, old and new value.
+   */
   readonly details?: Readonly<Record<string, unknown>>
 }
 
@@ -44,7 +48,8 @@ const EntryRow = Schema.Struct({
   actor_email: Schema.String,
   action: Schema.String,
   target: Schema.NullOr(Schema.String),
-  ip: Schema.NullOr(Schema.String)
+  ip: Schema.NullOr(Schema.String),
+  details: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 })
 
 export class Audit extends Effect.Service<Audit>()("audit/Audit", {
@@ -56,7 +61,7 @@ export class Audit extends Effect.Service<Audit>()("audit/Audit", {
       Result: EntryRow,
       execute: ({ accountId, limit }) =>
         sql`
-          SELECT at, actor_email, action, target, ip FROM audit_log WHERE account_id = ${accountId}
+          SELECT at, actor_email, action, target, ip, details FROM audit_log WHERE account_id = ${accountId}
           ORDER BY id DESC LIMIT ${limit}`
     })
 
@@ -70,12 +75,28 @@ export class Audit extends Effect.Service<Audit>()("audit/Audit", {
           Effect.orDie
         )
 
+    /** An entry by a signed-in person of an account (a panel session): who, from where, did `action`. */
+    const recordBy = (
+      who: { readonly accountId: string; readonly email: string; readonly ip: string | null },
+      action: AuditAction,
+      target: string | null,
+      details?: Readonly<Record<string, unknown>>
+    ) =>
+      record({
+        accountId: who.accountId,
+        actor: who.email,
+        action,
+        target,
+        ip: who.ip,
+        ...(details === undefined ? {} : { details })
+      })
+
     /** The newest `limit` entries first. */
     const list = (accountId: string, limit: number) =>
       Effect.map(entries({ accountId, limit }), (rows) => ({
         entries: rows.map((row) => ({ ...row, at: row.at.toISOString() }))
       })).pipe(Effect.orDie)
 
-    return { record, list } as const
+    return { record, recordBy, list } as const
   })
 }) {}

@@ -67,15 +67,21 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
 
     /** Revokes a key at once; `accountId` limits it to one account's keys (the panel). Revoking again is a no-op. */
     const revoke = (keyId: string, accountId?: string) =>
-      sql<{ key_id: string; revoked_at: Date }>`
+      sql<{ key_id: string; revoked_at: Date; prefix: string; environment: string }>`
         UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
         WHERE id = ${lookupId(keyId)} ${accountId === undefined ? sql`` : sql`AND account_id = ${accountId}`}
-        RETURNING id AS key_id, revoked_at`.pipe(
+        RETURNING id AS key_id, revoked_at, prefix, environment`.pipe(
         Effect.orDie,
         Effect.flatMap((rows) =>
           rows[0] === undefined
             ? Effect.fail(new KeyNotFound({ message: `no key ${keyId}` }))
-            : Effect.succeed({ key_id: rows[0].key_id, revoked_at: rows[0].revoked_at.toISOString() })
+            : Effect.succeed({
+              key_id: rows[0].key_id,
+              revoked_at: rows[0].revoked_at.toISOString(),
+              // for the audit log's words; the answers' schemas leave them out
+              prefix: rows[0].prefix,
+              environment: rows[0].environment
+            })
         ),
         Effect.withSpan("ApiKeys.revoke")
       )

@@ -147,7 +147,7 @@ const alertRenderer: Renderer<"alert"> = ({ authority, kind, message, panel_url,
         : compose(language, `Reporte ${short} con error: ${subject_of}`, [
           { p: `El reporte a ${name} de la reserva ${subject_of} terminó con error. La razón que dio la autoridad:` },
           { rows: [...where, ["Razón", message]] },
-          { p: `Corrige la causa (los datos del huésped o la configuración de la propiedad) y pídenos reenviarlo. Detalle: ${panel_url}` }
+          { p: `Corrija la causa (los datos del huésped o la configuración de la propiedad) y pídanos reenviarlo. Detalle: ${panel_url}` }
         ])
     case "report_blocked":
       return en
@@ -181,9 +181,9 @@ const alertRenderer: Renderer<"alert"> = ({ authority, kind, message, panel_url,
           { p: `Events are kept: once the endpoint answers again, redeliver the failed ones from the panel. ${panel_url}` }
         ])
         : compose(language, `Webhook sin entregas desde hace 24 horas: ${subject_of}`, [
-          { p: `Todas las entregas a tu endpoint ${subject_of} fallan desde ${since === null ? "hace más de un día" : `${bogotaTime(since)} (hora de Colombia)`}.` },
+          { p: `Todas las entregas a su destino de webhooks ${subject_of} fallan desde ${since === null ? "hace más de un día" : `${bogotaTime(since)} (hora de Colombia)`}.` },
           { rows: [["Último error", message]] },
-          { p: `Los eventos se conservan: cuando el endpoint responda, reenvía los fallidos desde el panel. ${panel_url}` }
+          { p: `Los eventos se conservan: cuando el destino responda, reenvíe los fallidos desde el panel. ${panel_url}` }
         ])
   }
 }
@@ -196,10 +196,10 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
         ...codeBlocks(code, minutes, language),
         { note: "If you did not ask for it, ignore this e-mail: nobody can sign in without the code." }
       ])
-      : compose(language, `Tu código de acceso: ${code}`, [
-        { p: "Tu código para entrar al panel es:" },
+      : compose(language, `Su código de acceso: ${code}`, [
+        { p: "Su código para entrar al panel es:" },
         ...codeBlocks(code, minutes, language),
-        { note: "Si no lo pediste, ignora este correo: nadie puede entrar sin el código." }
+        { note: "Si usted no lo pidió, ignore este correo: nadie puede entrar sin el código." }
       ]),
 
   signup_code: ({ code, minutes, name }, language) =>
@@ -209,10 +209,10 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
         ...codeBlocks(code, minutes, language),
         { note: "If you did not ask for an account, ignore this e-mail: none will be created." }
       ])
-      : compose(language, `Tu código para crear la cuenta: ${code}`, [
-        { p: `Para terminar de crear la cuenta «${name}», escribe este código:` },
+      : compose(language, `Su código para crear la cuenta: ${code}`, [
+        { p: `Para terminar de crear la cuenta «${name}», escriba este código:` },
         ...codeBlocks(code, minutes, language),
-        { note: "Si no pediste una cuenta, ignora este correo: no se creará ninguna." }
+        { note: "Si usted no pidió una cuenta, ignore este correo: no se creará ninguna." }
       ]),
 
   signup_existing: ({ code, minutes }, language) =>
@@ -225,13 +225,13 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
         ...codeBlocks(code, minutes, language),
         { note: "If it was not you, ignore this e-mail: nobody can sign in without the code." }
       ])
-      : compose(language, `Tu código de acceso: ${code}`, [
+      : compose(language, `Su código de acceso: ${code}`, [
         {
           p: "Alguien pidió crear una cuenta con este correo, pero ya tiene una. "
-            + "Para entrar al panel, escribe este código:"
+            + "Para entrar al panel, escriba este código:"
         },
         ...codeBlocks(code, minutes, language),
-        { note: "Si no fuiste tú, ignora este correo: nadie puede entrar sin el código." }
+        { note: "Si no fue usted, ignore este correo: nadie puede entrar sin el código." }
       ]),
 
   live_key_code: ({ code, minutes, requested_by }, language) =>
@@ -244,13 +244,13 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
         ...codeBlocks(code, minutes, language),
         { note: "If you do not recognise this request, do not share the code and review the account's members." }
       ])
-      : compose(language, `Confirma la nueva clave de producción: ${code}`, [
+      : compose(language, `Confirme la nueva clave de producción: ${code}`, [
         {
-          p: `${requested_by} pidió crear una clave de API de producción (live) para tu cuenta. `
-            + "Para confirmarla, escribe este código en el panel:"
+          p: `${requested_by} pidió crear una clave de API de producción (live) para su cuenta. `
+            + "Para confirmarla, escriba este código en el panel:"
         },
         ...codeBlocks(code, minutes, language),
-        { note: "Si no reconoces esta solicitud, no compartas el código y revisa los miembros de la cuenta." }
+        { note: "Si no reconoce esta solicitud, no comparta el código y revise los miembros de la cuenta." }
       ]),
 
   live_key_notice: ({ created_at, created_by, prefix }, language) =>
@@ -267,7 +267,7 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
         { p: "If this was not you, revoke the key in the panel now." }
       ])
       : compose(language, `Se creó una clave de producción (${prefix}…)`, [
-        { p: "Se creó una clave de API de producción (live) para tu cuenta." },
+        { p: "Se creó una clave de API de producción (live) para su cuenta." },
         {
           rows: [
             ["Prefijo", prefix],
@@ -275,7 +275,7 @@ const renderers: { readonly [Tag in MailTemplate["_tag"]]: Renderer<Tag> } = {
             ["Creada por", created_by]
           ]
         },
-        { p: "Si no fuiste tú, revócala en el panel de inmediato." }
+        { p: "Si no fue usted, revóquela en el panel de inmediato." }
       ]),
 
   alert: alertRenderer

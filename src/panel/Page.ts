@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as StaticPage from "../http/StaticPage.ts"
+import { Warnings } from "../reservations/machine/Reports.ts"
 import { Limits as ReservationLimits, ReportStatus, Status } from "../reservations/Reservation.ts"
 import { EVENT_TYPES, Limits as WebhookLimits } from "../webhooks/Webhook.ts"
 import { CODE_LENGTH, CODE_MINUTES, CODE_TRIES, Limits, PanelDeliveryStatus } from "./Panel.ts"
@@ -48,6 +49,8 @@ const clientRules = Effect.map(AppConfig, (config) => ({
   // `*` is a subscription, never the event of a delivery.
   events: EVENT_TYPES.filter((event) => event !== "*"),
   reservationsPageSize: RESERVATIONS_PAGE_SIZE,
+  // The service's own report warnings, by their text: the page words them (issue 26); an authority's words stay.
+  warnings: Object.fromEntries(Object.entries(Warnings).map(([name, text]) => [text, name])),
   deliveriesPageSize: DELIVERIES_PAGE_SIZE
 }))
 

@@ -553,12 +553,21 @@ export const AuditEntry = Schema.Struct({
   actor_email: Schema.String,
   action: Schema.String,
   target: Schema.NullOr(Schema.String),
-  ip: Schema.NullOr(Schema.String)
+  ip: Schema.NullOr(Schema.String),
+  /** What the page words the entry with (a key's prefix, a property's name, an endpoint's URL…); null before issue 26. */
+  details: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 }).annotations({ identifier: "PanelAuditEntry" })
 export const AuditLog = Schema.Struct({ entries: Schema.Array(AuditEntry) }).annotations({
   identifier: "PanelAuditLog",
   examples: [{
-    entries: [{ at: EXAMPLE.at, actor_email: EXAMPLE.holder, action: "key.created", target: EXAMPLE.keyId, ip: "203.0.113.7" }]
+    entries: [{
+      at: EXAMPLE.at,
+      actor_email: EXAMPLE.holder,
+      action: "key.created",
+      target: EXAMPLE.keyId,
+      ip: "203.0.113.7",
+      details: { environment: "test", prefix: "svc_test_7Hq2" }
+    }]
   }]
 })
 

@@ -13,7 +13,7 @@ import {
   OwnerRequired,
   RegistrationNotFound
 } from "../shared/errors.ts"
-import { Audit, type AuditAction } from "../audit/Audit.ts"
+import { Audit } from "../audit/Audit.ts"
 import { PanelAuth } from "./PanelAuth.ts"
 import {
   isHolder,
@@ -71,9 +71,6 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
       partnerReservations: PartnerReservations, repo: ReservationRepo, auth: PanelAuth, audit: Audit, alertList: Alerts
     })
 
-    const record = (user: PanelUser, action: AuditAction, target: string | null = null) =>
-      audit.record({ accountId: user.accountId, actor: user.email, action, target, ip: user.ip })
-
     // ------------------------------------------------------------------------------------------- account
 
     const account = (user: PanelUser) =>
@@ -99,7 +96,7 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
         const created = yield* sandbox.create(user.accountId, { once: true }).pipe(
           Effect.catchTags({ AccountNotFound: Effect.die, ExternalIdInUse: Effect.die })
         )
-        yield* record(user, "sandbox.created", created.key_id)
+        yield* audit.recordBy(user, "sandbox.created", created.key_id, {})
         return created
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
@@ -112,7 +109,13 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
       Effect.gen(function*() {
         const updated = yield* properties.updateSettings(user.accountId, propertyId, settings)
         const names = Object.entries(settings).filter(([, value]) => value !== undefined).map(([name]) => name)
-        if (names.length > 0) yield* record(user, "property.settings_changed", `${propertyId}: ${names.join(", ")}`)
+        if (names.length > 0) {
+          yield* audit.recordBy(user, "property.settings_changed", `${propertyId}: ${names.join(", ")}`, {
+            property: updated.name,
+            environment: updated.environment,
+            settings: names
+          })
+        }
         return updated
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
@@ -154,7 +157,10 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
         const before = found.value
         const row = yield* partnerReservations.departById(reservationId, departedOn)
         if (row.departed_on !== before.departed_on) {
-          yield* record(user, "reservation.departure_recorded", `${row.external_id} ${departedOn}`)
+          yield* audit.recordBy(user, "reservation.departure_recorded", `${row.external_id} ${departedOn}`, {
+            external_id: row.external_id,
+            departed_on: departedOn
+          })
         }
         return summaryOf(row)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("PanelAccount.recordDeparture"))
@@ -177,7 +183,7 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
         yield* ownerOnly(user)
         if (email === user.accountEmail.toLowerCase()) return yield* listMembers(user)
         yield* accounts.addMember(user.accountId, email, user.email)
-        yield* record(user, "member.added", email)
+        yield* audit.recordBy(user, "member.added", email, { email })
         return yield* listMembers(user)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
@@ -187,7 +193,7 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
         const member = email.trim().toLowerCase()
         yield* accounts.removeMember(user.accountId, member)
         yield* auth.endSessionsOf(user.accountId, member)
-        yield* record(user, "member.removed", member)
+        yield* audit.recordBy(user, "member.removed", member, { email: member })
         return yield* listMembers(user)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 

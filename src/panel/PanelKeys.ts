@@ -1,7 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
-import { Audit, type AuditAction } from "../audit/Audit.ts"
+import { Audit } from "../audit/Audit.ts"
+import { displayPrefix } from "../auth/ApiKey.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import { MailQueue } from "../mail/MailQueue.ts"
 import { MailTemplate } from "../mail/Messages.ts"
@@ -33,8 +34,6 @@ export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
     const keys = yield* ApiKeys
     const mail = yield* MailQueue
     const audit = yield* Audit
-    const record = (user: PanelUser, action: AuditAction, target: string | null = null) =>
-      audit.record({ accountId: user.accountId, actor: user.email, action, target, ip: user.ip })
     const nowDate = Effect.map(DateTime.now, DateTime.toDateUtc)
 
     const listKeys = (user: PanelUser) => keys.list(user.accountId).pipe(Effect.orDie)
@@ -44,7 +43,10 @@ export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
       Effect.gen(function*() {
         if (environment === "test") {
           const created = yield* keys.create(user.accountId, "test").pipe(Effect.catchTag("AccountNotFound", Effect.die))
-          yield* record(user, "key.created", `${created.key_id} (test)`)
+          yield* audit.recordBy(user, "key.created", `${created.key_id} (test)`, {
+            environment: "test",
+            prefix: displayPrefix(created.api_key)
+          })
           return { _tag: "Created" as const, key: created }
         }
         const row = yield* accounts.get(user.accountId).pipe(Effect.orDie)
@@ -66,7 +68,7 @@ export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
           language: row.language,
           template: MailTemplate.live_key_code({ code, minutes: CODE_MINUTES, requested_by: user.email })
         })
-        yield* record(user, "key.live_requested")
+        yield* audit.recordBy(user, "key.live_requested", null, { environment: "live" })
         return { _tag: "Confirm" as const, confirmation_id: id }
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("PanelAccount.requestKey"))
 
@@ -105,7 +107,7 @@ export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
             language: row.language,
             template: MailTemplate.live_key_notice({ prefix, created_at: at.toISOString(), created_by: user.email })
           })
-          yield* record(user, "key.created", `${created.key_id} (live, ${prefix}…)`)
+          yield* audit.recordBy(user, "key.created", `${created.key_id} (live, ${prefix}…)`, { environment: "live", prefix })
           return Option.some(created)
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
         return yield* Option.match(outcome, {
@@ -117,7 +119,7 @@ export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
     const revokeKey = (user: PanelUser, keyId: string) =>
       Effect.gen(function*() {
         const revoked = yield* keys.revoke(keyId, user.accountId)
-        yield* record(user, "key.revoked", keyId)
+        yield* audit.recordBy(user, "key.revoked", keyId, { environment: revoked.environment, prefix: revoked.prefix })
         return revoked
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 

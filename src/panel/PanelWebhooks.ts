@@ -1,6 +1,6 @@
 import { DateTime, Effect, Option } from "effect"
 import { Accounts } from "../accounts/Accounts.ts"
-import { Audit, type AuditAction } from "../audit/Audit.ts"
+import { Audit } from "../audit/Audit.ts"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { DeliveryNotFound, InvalidRequest, LiveNotEnabled, WebhookNotFound } from "../shared/errors.ts"
@@ -27,6 +27,13 @@ export const asKey = (user: PanelUser, environment: Environment): AuthenticatedK
   environment,
   limits: { reads: 0, writes: 0, tests: 0 }
 })
+
+/** An active endpoint as the panel finds it before acting on it. */
+interface Endpoint {
+  readonly url: string
+  readonly events: ReadonlyArray<string>
+  readonly include_guests: boolean
+}
 
 const NO_DELIVERIES: DeliveryCounts = { pending: 0, retrying: 0, delivered: 0, failed: 0 }
 
@@ -70,9 +77,6 @@ export class PanelWebhooks extends Effect.Service<PanelWebhooks>()("panel/PanelW
       audit: Audit
     })
 
-    const record = (user: PanelUser, action: AuditAction, target: string) =>
-      audit.record({ accountId: user.accountId, actor: user.email, action, target, ip: user.ip })
-
     /** The live environment only for an account an operator enabled (design §8), as for live keys. */
     const usable = (user: PanelUser, environment: Environment) =>
       environment === "test" ? Effect.void : Effect.flatMap(accounts.get(user.accountId).pipe(Effect.orDie), (row) =>
@@ -84,12 +88,16 @@ export class PanelWebhooks extends Effect.Service<PanelWebhooks>()("panel/PanelW
     const onEndpoint = <A, E>(
       user: PanelUser,
       endpointId: string,
-      action: (key: AuthenticatedKey) => Effect.Effect<A, E>
+      action: (key: AuthenticatedKey, endpoint: Endpoint) => Effect.Effect<A, E>
     ) =>
       Effect.flatMap(
-        deliveries.environmentOf(user.accountId, { endpoint: endpointId }),
-        (environment): Effect.Effect<A, E | WebhookNotFound> =>
-          Option.isNone(environment) ? Effect.fail(webhookNotFound(endpointId)) : action(asKey(user, environment.value))
+        isUuid(endpointId)
+          ? Effect.orDie(store.activeEndpointOf(user.accountId, endpointId))
+          : Effect.succeed(Option.none()),
+        (endpoint): Effect.Effect<A, E | WebhookNotFound> =>
+          Option.isNone(endpoint)
+            ? Effect.fail(webhookNotFound(endpointId))
+            : action(asKey(user, endpoint.value.environment), endpoint.value)
       )
 
     // ---------------------------------------------------------------------------------------------- endpoints
@@ -110,24 +118,33 @@ export class PanelWebhooks extends Effect.Service<PanelWebhooks>()("panel/PanelW
         const { environment, ...webhook } = body
         yield* usable(user, environment)
         const created = yield* endpoints.create(asKey(user, environment), webhook)
-        yield* record(user, "webhook.created", `${created.url} (${environment})`)
+        yield* audit.recordBy(user, "webhook.created", created.id, { url: created.url, environment })
         return created
       })
 
+    /** Endpoint 11; the audit log names the fields whose value changed (the page's form sends them all). */
     const update = (user: PanelUser, id: string, body: UpdateWebhook) =>
-      onEndpoint(user, id, (key) =>
+      onEndpoint(user, id, (key, before) =>
         Effect.tap(endpoints.update(key, id, body), (updated) => {
-          const names = Object.keys(body)
-          return names.length === 0 ? Effect.void : record(user, "webhook.updated", `${updated.url}: ${names.join(", ")}`)
+          const fields = [
+            ...(updated.url === before.url ? [] : ["url"]),
+            ...(JSON.stringify(updated.events) === JSON.stringify(before.events) ? [] : ["events"]),
+            ...(updated.include_guests === before.include_guests ? [] : ["include_guests"])
+          ]
+          return fields.length === 0
+            ? Effect.void
+            : audit.recordBy(user, "webhook.updated", id, { url: before.url, new_url: updated.url, fields })
         }))
 
     /** Endpoint 12: deactivated; its pending deliveries end failed. */
     const deactivate = (user: PanelUser, id: string) =>
-      onEndpoint(user, id, (key) => Effect.tap(endpoints.deactivate(key, id), () => record(user, "webhook.deactivated", id)))
+      onEndpoint(user, id, (key, endpoint) =>
+        Effect.tap(endpoints.deactivate(key, id), () => audit.recordBy(user, "webhook.deactivated", id, { url: endpoint.url })))
 
     /** Endpoint 13: the new secret is in this answer only; the old one stops at once. */
     const rotate = (user: PanelUser, id: string) =>
-      onEndpoint(user, id, (key) => Effect.tap(endpoints.rotate(key, id), () => record(user, "webhook.secret_rotated", id)))
+      onEndpoint(user, id, (key, endpoint) =>
+        Effect.tap(endpoints.rotate(key, id), () => audit.recordBy(user, "webhook.secret_rotated", id, { url: endpoint.url })))
 
     const test = (user: PanelUser, id: string) => onEndpoint(user, id, (key) => deliveries.ping(key, id))
 

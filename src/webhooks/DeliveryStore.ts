@@ -393,6 +393,15 @@ const historyStatements = (sql: SqlClient.SqlClient) => {
     count(*) FILTER (WHERE d.status = 'delivered')::int AS delivered,
     count(*) FILTER (WHERE d.status = 'failed')::int AS failed`)
 
+  /** An account's active endpoint: its environment, URL and subscription (what the panel acts in and names). */
+  const activeEndpointOf = (accountId: string, id: string) =>
+    Effect.map(
+      sql<{ environment: Environment; url: string; events: ReadonlyArray<string>; include_guests: boolean }>`
+        SELECT environment, url, events, include_guests FROM webhook_endpoints
+        WHERE id = ${id} AND account_id = ${accountId} AND is_active`,
+      (rows) => Option.fromNullable(rows[0])
+    )
+
   /** Per active endpoint of an (account, environment): its deliveries created since `since`, by panel status. */
   const outcomesSince = (accountId: string, environment: Environment, since: Date) =>
     Effect.map(
@@ -487,6 +496,7 @@ const historyStatements = (sql: SqlClient.SqlClient) => {
     list,
     environmentOf,
     outcomesSince,
+    activeEndpointOf,
     panelPage,
     panelCounts,
     panelDetail

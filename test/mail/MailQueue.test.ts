@@ -191,7 +191,7 @@ describe("enqueue runs in the caller's transaction (design §8)", () => {
   test("language defaults to Spanish", async () => {
     const template = MailTemplate.signin_code({ code: "123456", minutes: 10 })
     const id = await enqueue({ to: "es@example.co", template })
-    expect(await rowOf(id)).toMatchObject({ language: "es", subject: "Tu código de acceso: 123456" })
+    expect(await rowOf(id)).toMatchObject({ language: "es", subject: "Su código de acceso: 123456" })
   })
 })
 

@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test"
 import { escapeHtml, type MailLanguage, MailTemplate, render } from "../../src/mail/Messages.ts"
 
+/** Words of the "tú" voice; the panel and its e-mails say "usted". */
+const TU_VOICE = /\b(tú|tu|tus|pediste|fuiste|escribe|ignora|reconoces|compartas|revisa|corrige|pídenos|reenvía|revócala)\b/i
+
 /** Every template with sample data, and what each rendering must show, in both languages. */
 const cases: ReadonlyArray<{
   readonly template: MailTemplate
@@ -12,7 +15,7 @@ const cases: ReadonlyArray<{
     template: MailTemplate.signin_code({ code: "123456", minutes: 10 }),
     shows: ["123456", "10"],
     subject: { es: /código de acceso: 123456/, en: /sign-in code: 123456/ },
-    says: { es: /Si no lo pediste, ignora este correo/, en: /If you did not ask for it, ignore this e-mail/ }
+    says: { es: /Si usted no lo pidió, ignore este correo/, en: /If you did not ask for it, ignore this e-mail/ }
   },
   {
     template: MailTemplate.signup_code({ code: "654321", name: "Hotelera Andiña", minutes: 10 }),
@@ -44,9 +47,29 @@ const cases: ReadonlyArray<{
       es: /Se creó una clave de producción \(pk_live_ab12…\)/,
       en: /A live API key was created \(pk_live_ab12…\)/
     },
-    says: { es: /Si no fuiste tú, revócala en el panel/, en: /If this was not you, revoke the key in the panel/ }
+    says: { es: /Si no fue usted, revóquela en el panel/, en: /If this was not you, revoke the key in the panel/ }
   }
 ]
+
+describe("alerts in the panel's voice (issue 26)", () => {
+  for (const kind of ["report_error", "report_blocked", "exit_error", "webhook_failing"] as const) {
+    test(`${kind}: Spanish in "usted", English too`, () => {
+      const template = MailTemplate.alert({
+        kind,
+        authority: kind === "webhook_failing" ? null : kind === "exit_error" ? "sire" : "tra",
+        subject_of: kind === "webhook_failing" ? "https://pms.example.co/hooks" : "PMS-2026-0042",
+        property: kind === "webhook_failing" ? null : "Hotel Andino Centro",
+        message: "documento inválido",
+        since: kind === "webhook_failing" ? "2026-03-05T14:03:12.000Z" : null,
+        panel_url: "https://registro.example.co/panel"
+      })
+      const es = render(template, "es")
+      expect(es.text).not.toMatch(TU_VOICE)
+      expect(es.text).toContain("https://registro.example.co/panel")
+      expect(render(template, "en").text).toContain("https://registro.example.co/panel")
+    })
+  }
+})
 
 describe("mail templates (design §8)", () => {
   for (const { template, shows, subject, says } of cases) {
@@ -55,6 +78,8 @@ describe("mail templates (design §8)", () => {
         const mail = render(template, language)
         expect(mail.subject).toMatch(subject[language])
         expect(mail.text).toMatch(says[language])
+        // The panel's voice (issue 26): "usted", never "tú", in every Spanish message.
+        if (language === "es") expect(mail.text).not.toMatch(TU_VOICE)
         expect(mail.html).toContain(escapeHtml(mail.subject))
         expect(mail.html).toContain(`<html lang="${language}">`)
         for (const value of shows) {

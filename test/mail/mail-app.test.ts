@@ -60,7 +60,7 @@ describe("with SMTP_URL, on PostgreSQL", () => {
     expect(mail).toMatchObject({
       to: ["gerencia@hotel.example.co"],
       from: { name: "Reservas", address: "reservas@hotel.example.co" },
-      subject: "Tu código de acceso: 481516",
+      subject: "Su código de acceso: 481516",
       user: "user"
     })
     const deadline = Date.now() + 5_000

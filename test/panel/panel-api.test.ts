@@ -627,6 +627,11 @@ describe("webhooks managed from the panel, and the delivery log (issue 26)", () 
       .filter((action: string) => action.startsWith("webhook."))
     expect(audit.filter((action: string) => action === "webhook.created")).toHaveLength(6)
     expect(audit).toEqual(expect.arrayContaining(["webhook.updated", "webhook.secret_rotated", "webhook.deactivated"]))
+    // Each entry names the endpoint and, for a change, the fields whose value changed.
+    const entries = (await panel.request("GET", "/api/panel/audit")).body.entries
+    expect(entries.find((entry: { action: string }) => entry.action === "webhook.updated").details)
+      .toEqual({ url, new_url: url, fields: ["events", "include_guests"] })
+    expect(entries.find((entry: { action: string }) => entry.action === "webhook.deactivated").details).toEqual({ url })
   })
 
   test("the delivery log: endpoint and status filters, counts with retrying, cursor pages, one delivery's payload and answers", async () => {

@@ -92,7 +92,7 @@
 
   /**
    * A text argument: plain, `{at}` an instant (`{atShort}` with a short date, for a table's narrow column),
-   * `{day}` a date, `{key}` another text, `{n}` a number.
+   * `{day}` a date, `{key}` another text, `{keys}` several, comma-separated, `{n}` a number.
    */
   const argText = (value) => {
     if (value === null || value === undefined) return ""
@@ -101,6 +101,7 @@
     if ("atShort" in value) return formatInstant(value.atShort, "short")
     if ("day" in value) return formatDay(value.day)
     if ("key" in value) return t(value.key, value.args)
+    if ("keys" in value) return value.keys.map((key) => t(key)).join(", ")
     if ("n" in value) return new Intl.NumberFormat(locale()).format(value.n)
     return ""
   }
@@ -1871,13 +1872,24 @@
   // ------------------------------------------------------------------------------------------------------------
   // Reservations: what was reported, what failed and why; filters and "load more"
 
+  /**
+   * A report's warning in the page's words when it is one of the service's own (a simulated rejection, a missing
+   * setting…); otherwise the authority's or the check's own words, said to be theirs.
+   */
+  const reportWarning = (warning) => {
+    const known = RULES.warnings[warning]
+    return known !== undefined
+      ? h("p", { class: "report-warning", text: `warning_${known}` })
+      : h("p", { class: "report-warning" }, h("span", { text: "warningQuoted" }), " ", h("q", {}, warning))
+  }
+
   const reportCell = (report) =>
     h(
       "div",
       { class: "report" },
       badge(BADGE[report.status] ?? "neutral", `report_${report.status}`),
       report.simulated ? h("span", { class: "muted small-text", text: "simulated" }) : null,
-      report.warning === undefined ? null : h("p", { class: "report-warning" }, report.warning)
+      report.warning === undefined ? null : reportWarning(report.warning)
     )
 
   /** Today's date in Bogotá (YYYY-MM-DD): the latest departure the server accepts. */
@@ -2181,6 +2193,50 @@
   // ------------------------------------------------------------------------------------------------------------
   // Audit log: newest first
 
+  /** The details each audit sentence names; an entry without them (written before issue 26) is shown as stored. */
+  const AUDIT_NEEDS = {
+    "key.created": ["prefix", "environment"],
+    "key.revoked": ["prefix", "environment"],
+    "property.settings_changed": ["property", "settings"],
+    "member.added": ["email"],
+    "member.removed": ["email"],
+    "reservation.departure_recorded": ["external_id", "departed_on"],
+    "webhook.created": ["url", "environment"],
+    "webhook.updated": ["url", "fields"],
+    "webhook.deactivated": ["url"],
+    "webhook.secret_rotated": ["url"]
+  }
+
+  /** Who did what to which named thing, in the page's words (issue 26): "Created the key svc_test_7Hq2… (test)". */
+  const auditWords = (entry) => {
+    const sentence = `auditText_${entry.action}`
+    const details = entry.details ?? {}
+    const needs = AUDIT_NEEDS[entry.action] ?? []
+    const complete = entry.details !== null && needs.every((name) => details[name] !== undefined)
+    if (!(sentence in TEXTS.es) || (needs.length > 0 && !complete)) {
+      // An action this page does not know, or an older entry: its name in words when known, and the stored target.
+      const label = `audit_${entry.action}`
+      return h(
+        "span",
+        {},
+        label in TEXTS.es ? h("span", { text: label }) : entry.action,
+        entry.target === null ? null : h("span", { class: "muted break" }, ` · ${entry.target}`)
+      )
+    }
+    const args = {
+      prefix: details.prefix,
+      environment: details.environment === undefined ? undefined : { key: `auditEnv_${details.environment}` },
+      property: details.property,
+      settings: Array.isArray(details.settings) ? { keys: details.settings.map((name) => `field_${name}`) } : undefined,
+      email: details.email,
+      external_id: details.external_id,
+      departed_on: details.departed_on === undefined ? undefined : { day: details.departed_on },
+      url: details.url,
+      fields: Array.isArray(details.fields) ? { keys: details.fields.map((name) => `auditField_${name}`) } : undefined
+    }
+    return h("span", { class: "break", text: [sentence, args] })
+  }
+
   const auditScreen = async (section, live) => {
     const loaded = await loadScreen(section, live, { screen: "audit", path: "/audit?limit=100", intro: "auditIntro" })
     if (loaded === null) return
@@ -2190,15 +2246,7 @@
       tableOrNone("noAudit", "auditCaption", [
         { label: "col_time", cell: (entry) => instant(entry.at) },
         { label: "col_who", cell: (entry) => entry.actor_email },
-        {
-          label: "col_action",
-          // An action this page does not know yet is shown as the server names it.
-          cell: (entry) => {
-            const key = `audit_${entry.action}`
-            return key in TEXTS.es ? h("span", { text: key }) : entry.action
-          }
-        },
-        { label: "col_target", cell: (entry) => entry.target ?? nothing() },
+        { label: "col_action", cell: auditWords },
         { label: "col_ip", cell: (entry) => entry.ip ?? nothing() }
       ], entries)
     )
