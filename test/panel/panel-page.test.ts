@@ -209,14 +209,15 @@ describe("account panel page (design §8)", () => {
     expect(await fieldError(page, "signin-email")).toBe("Escriba un correo válido, por ejemplo nombre@ejemplo.com.")
     await audit(page, "signin-errors", axe)
 
-    // A rule only the server knows still shows, in its words, next to its field (invalid_request details.fields).
+    // A rule only the server knows still shows next to its field (invalid_request details.fields), in the page's
+    // words for that field: never the server's English text (issue 26).
     await page.route("**/api/panel/session/code", async (route) => {
       await route.continue({ postData: JSON.stringify({ email: "x".repeat(250) + "@a.co" }) })
     }, { times: 1 })
     await page.fill("#signin-email", HOLDER)
     await page.getByRole("button", { name: "Enviar código" }).click()
     await page.waitForFunction(() => !document.getElementById("signin-email-error")!.hidden)
-    expect(await fieldError(page, "signin-email")).toMatch(/^Dato no aceptado: /)
+    expect(await fieldError(page, "signin-email")).toBe("Escriba un correo válido, por ejemplo nombre@ejemplo.com.")
 
     // The real request: the code step, whose field is the one-time-code kind and says where the code went.
     const since = Date.now()
@@ -459,12 +460,12 @@ describe("account panel page (design §8)", () => {
       }
     ])
 
-    // A value the server refuses: its message next to the field, the field marked invalid.
-    await card.locator("input[name=sire_city_code]").fill("abc")
+    // A value the server would refuse is checked by the page first (issue 26): its words next to the field, the
+    // field marked invalid, nothing sent.
+    await card.locator("input[name=sire_city_code]").fill("12AB")
     await card.getByRole("button", { name: "Guardar" }).click()
     await page.waitForFunction((fieldId) => !document.getElementById(`${fieldId}-sire_city_code-error`)!.hidden, id)
-    expect(await fieldError(page, `${id}-sire_city_code`))
-      .toMatch(/^Dato no aceptado: must be digits only \(at most 12\)/)
+    expect(await fieldError(page, `${id}-sire_city_code`)).toBe("Escriba solo dígitos, como máximo 12.")
     expect(await fieldState(page, `${id}-sire_city_code`)).toMatchObject({ invalid: "true", focused: true })
     expect(await seriousViolations(page)).toEqual([])
     await card.locator("input[name=sire_city_code]").fill("5001")
@@ -480,7 +481,6 @@ describe("account panel page (design §8)", () => {
     await card.getByText("Token de la TRA quitado.").waitFor()
     expect(await card.locator(".token-state").textContent()).toBe("Sin configurar")
     expect(patches.slice(1)).toEqual([
-      { sire_city_code: "abc" },
       { sire_city_code: "5001" },
       { establishment_name: null },
       { tra_token: null }
@@ -822,7 +822,7 @@ describe("account panel page (design §8)", () => {
     await dialog.getByRole("button", { name: "Guardar salida" }).click()
     const fieldId = await date.getAttribute("id")
     await page.waitForFunction((id) => !document.getElementById(`${id}-error`)!.hidden, fieldId)
-    expect(await fieldError(page, fieldId!)).toBe(`Dato no aceptado: must be on or after check_in (${day(-2)})`)
+    expect(await fieldError(page, fieldId!)).toBe("Elija un día dentro de la estadía y no posterior a hoy.")
     expect(await date.getAttribute("aria-invalid")).toBe("true")
 
     await date.fill(day(-1))
@@ -905,9 +905,9 @@ describe("account panel page (design §8)", () => {
     const matching = (pattern: RegExp) => actions.filter((text) => pattern.test(text))
     expect(matching(/^Entró al panel$/).length).toBeGreaterThan(0)
     expect(matching(/^Creó el entorno de pruebas$/)).toHaveLength(1)
-    expect(matching(/^Creó la clave svc_test_\w{6}… \(pruebas\)$/).length).toBeGreaterThan(0)
-    expect(matching(/^Creó la clave svc_live_\w{6}… \(producción\)$/).length).toBeGreaterThan(0)
-    expect(matching(/^Revocó la clave svc_(test|live)_\w{6}… \((pruebas|producción)\)$/).length).toBeGreaterThan(0)
+    expect(matching(/^Creó la clave svc_test_[\w-]{6}… \(pruebas\)$/).length).toBeGreaterThan(0)
+    expect(matching(/^Creó la clave svc_live_[\w-]{6}… \(producción\)$/).length).toBeGreaterThan(0)
+    expect(matching(/^Revocó la clave svc_(test|live)_[\w-]{6}… \((pruebas|producción)\)$/).length).toBeGreaterThan(0)
     expect(matching(/^Pidió una clave de producción/).length).toBeGreaterThan(0)
     expect(matching(/^Cambió .*Token de la TRA.* de la propiedad Hotel Sandbox Centro$/).length).toBeGreaterThan(0)
     expect(matching(/^Registró la salida de la reserva \S+: \d{1,2}\/\d{1,2}\/\d{4}$/).length).toBeGreaterThan(0)

@@ -394,8 +394,9 @@
   }
 
   /**
-   * What a failed answer means for a form: `invalid_request` fields next to the controls of that name (the
-   * server's own words), anything else in the form's message line.
+   * What a failed answer means for a form: `invalid_request` fields next to the controls of that name, in the
+   * page's words for that field (issue 26: the server's English text is never shown); a field the form does not
+   * have is named in the form's message line; anything else there too.
    */
   const showFailure = (form, line, res) => {
     if (res.code === "invalid_request" && Array.isArray(res.body?.details?.fields)) {
@@ -404,10 +405,13 @@
       const others = []
       for (const problem of res.body.details.fields) {
         const name = String(problem.field).split(/[.[]/)[0]
-        if (names.has(name) && errors[name] === undefined) errors[name] = ["err_server", { message: problem.message }]
-        else others.push(`${problem.field}: ${problem.message}`)
+        if (names.has(name)) errors[name] ??= [`err_field_${name}` in TEXTS.es ? `err_field_${name}` : "err_field"]
+        else if (!others.includes(name)) others.push(name)
       }
-      if (others.length > 0) showMessage(line, "error", "err_server", { message: others.join("; ") })
+      if (others.length > 0) {
+        const labels = others.map((name) => `field_${name}` in TEXTS.es ? `field_${name}` : name)
+        showMessage(line, "error", "err_otherFields", { fields: { keys: labels } })
+      }
       if (showFieldErrors(form, errors)) return
       if (others.length > 0) return
     }
@@ -1293,6 +1297,16 @@
         const change = {}
         const typed = token.value.trim()
         if (typed !== "") change.tra_token = typed
+        // The server's rules, checked here first (issue 26: a letter in a SIRE code used to reach the server).
+        const errors = {}
+        for (const setting of SETTINGS) {
+          const value = controls[setting.name].value.trim()
+          if (value === "") continue
+          if (setting.numeric && !new RegExp(`^\\d{1,${setting.max}}$`).test(value)) {
+            errors[setting.name] = ["err_digits", { max: setting.max }]
+          } else if (value.length > setting.max) errors[setting.name] = ["err_tooLong", { max: setting.max }]
+        }
+        if (showFieldErrors(form, errors)) return
         for (const setting of SETTINGS) {
           const value = controls[setting.name].value.trim()
           const before = settings[setting.name]
@@ -1330,9 +1344,6 @@
     render(property)
     return card
   }
-
-  // ------------------------------------------------------------------------------------------------------------
-  // Webhooks: endpoints with their last 7 days, a test ping; deliveries with their attempts, redelivery
 
   // ------------------------------------------------------------------------------------------------------------
   // Webhooks: endpoints managed here (add, change, test, rotate the secret, recover, deactivate) and the delivery
