@@ -307,9 +307,21 @@ describe("account panel page (design §8)", () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Su primera clave de pruebas")
     expect(await page.locator(".plain-list li strong").allTextContents())
       .toEqual(["Hotel Sandbox Centro", "Hotel Sandbox Playa"])
-    await page.getByRole("button", { name: "Copiar" }).click()
-    await page.getByText("Copiada al portapapeles.").waitFor()
+    await box.getByRole("button", { name: "Copiar" }).click()
+    await box.getByText("Copiada al portapapeles.").waitFor()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(testKey)
+    // "Get started" (issue 26): the first call with this key, to copy; run as written, it answers the properties.
+    const started = page.locator("section.get-started")
+    const command = (await started.locator("pre").textContent())!
+    expect(command).toBe(`curl ${app.baseUrl}/api/partners/properties \\\n  -H "Authorization: Bearer ${testKey}"`)
+    const [, url, header] = /^curl (\S+) \\\n {2}-H "Authorization: Bearer (\S+)"$/.exec(command)!
+    const first = await fetch(url!, { headers: { authorization: `Bearer ${header}` } })
+    expect([first.status, (await first.json()).properties.length]).toEqual([200, 2])
+    await started.getByRole("button", { name: "Copiar" }).click()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(command)
+    expect(await started.getByRole("link", { name: "Referencia de la API" }).getAttribute("href")).toBe("/docs")
+    expect(await page.getByRole("navigation").getByRole("link", { name: "Referencia de la API" }).getAttribute("href"))
+      .toBe("/docs")
     expect(await seriousViolations(page)).toEqual([])
     await screenshot(page, "desktop-2-overview")
 
@@ -319,6 +331,8 @@ describe("account panel page (design §8)", () => {
     await title(page, "Resumen")
     await page.getByText("Su entorno de pruebas está creado.").waitFor()
     await mustShowOnlyOnce(page, testKey)
+    // Afterwards the command names the key's place, not the key.
+    expect(await page.locator("section.get-started pre").textContent()).toContain('Bearer $API_KEY"')
     expect(errors).toEqual([])
     await context.close()
   })

@@ -946,6 +946,7 @@
         ])
       ),
       sandboxCard(account),
+      getStartedCard(),
       alertsCard(),
       h(
         "section",
@@ -992,6 +993,51 @@
 
   const keyLimit = (environment) => ["err_keyLimit", { env: { key: `env_${environment}` } }]
 
+  /** A command to copy: shown whole (it wraps on a phone), with a copy button. */
+  const commandBlock = (text, labelKey) => {
+    const id = nextId("command")
+    const copied = h("p", { class: "copy-status", role: "status" })
+    const copy = actionButton({ class: "secondary small", text: "copy", "aria-describedby": id }, async () => {
+      try {
+        await navigator.clipboard.writeText(text)
+        translate(copied, "copied")
+      } catch {
+        translate(copied, "copyManually")
+      }
+    })
+    return h(
+      "div",
+      { class: "command" },
+      h("p", { class: "command-label", id, text: labelKey }),
+      h("pre", { class: "command-text", tabindex: "0", "aria-labelledby": id }, h("code", {}, text)),
+      copy,
+      copied
+    )
+  }
+
+  /**
+   * "Get started" (issue 26): the first call an integrator makes, as a command to copy — with the test key just
+   * created when there is one (it is shown only then), else with a placeholder for it — and where to read on.
+   */
+  const getStartedCard = (apiKey) => {
+    const command = `curl ${location.origin}/api/partners/properties \\\n  -H "Authorization: Bearer ${apiKey ?? "$API_KEY"}"`
+    return h(
+      "section",
+      { class: "card get-started", "aria-labelledby": "get-started-title" },
+      h("h2", { id: "get-started-title", text: "getStartedTitle" }),
+      h("p", { text: apiKey === undefined ? "getStartedIntro" : "getStartedWithKey" }),
+      commandBlock(command, "getStartedCommand"),
+      h("p", { text: "getStartedNext" }),
+      h(
+        "p",
+        { class: "links" },
+        h("a", { href: "/docs", text: "goDocs" }),
+        h("a", { href: "#/webhooks", text: "goWebhooks" }),
+        h("a", { href: "#/keys", text: "goKeys" })
+      )
+    )
+  }
+
   const sandboxCard = (account) => {
     const card = h("section", { class: "card", "aria-labelledby": "sandbox-title" })
     const title = h("h2", { id: "sandbox-title", text: "sandboxTitle" })
@@ -1012,6 +1058,8 @@
       if (res.status === 201) {
         state.account = { ...state.account, sandbox: true }
         const box = secretBox(res.body.api_key, "sandboxKeyTitle")
+        // The first call, with the key just shown (the overview's own card keeps the placeholder).
+        byId("get-started-title")?.closest("section")?.replaceWith(getStartedCard(res.body.api_key))
         fill(
           card,
           title,
