@@ -274,6 +274,26 @@ describe("account panel page (design §8)", () => {
     await context.close()
   }, 60_000)
 
+  test("another code: the old code and its error are cleared, the field waits for the new one", async () => {
+    const { context, page, errors } = await open(DESKTOP, { signedIn: false })
+    await title(page, "Entrar al panel")
+    await page.fill("#signin-email", "otro.codigo@andina.example.co")
+    await page.getByRole("button", { name: "Enviar código" }).click()
+    await title(page, "Revise su correo")
+    await page.fill("#signin-code", "000000")
+    await page.getByRole("button", { name: "Entrar", exact: true }).click()
+    await page.waitForFunction(() => !document.getElementById("signin-code-error")!.hidden)
+    await page.getByRole("button", { name: "Enviar otro código" }).click()
+    await page.getByText("otro.codigo@andina.example.co", { exact: false }).first().waitFor()
+    await page.locator(".message-info").waitFor()
+    expect(await fieldError(page, "signin-code")).toBeNull()
+    expect(await page.inputValue("#signin-code")).toBe("")
+    expect(await focusedId(page)).toBe("signin-code")
+    expect(await page.getAttribute("#signin-code", "aria-invalid")).toBeNull()
+    expect(errors).toEqual([])
+    await context.close()
+  })
+
   test("too many codes for one e-mail: 429 rate_limited, shown next to the field with the wait", async () => {
     const email = "limite@andina.example.co"
     for (let i = 0; i < 5; i++) {

@@ -784,6 +784,10 @@
         ? await api("POST", "/signup", { name, email })
         : await api("POST", "/session/code", { email })
       if (res.status === 202) {
+        // A new code replaces the old one: the old code and its error go (issue 26), the field waits for the new.
+        clearErrors(form)
+        control.value = ""
+        control.focus()
         showMessage(line, "info", "codeResent", { email })
         return
       }
