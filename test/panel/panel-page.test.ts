@@ -468,6 +468,18 @@ describe("account panel page (design §8)", () => {
     await title(page, "Propiedades")
     await page.getByRole("heading", { name: "Propiedades de producción" }).waitFor()
     const liveCard = page.locator("article.property", { hasText: LIVE_PROPERTY })
+    // Two settings side by side line up at both ends, whatever their hints (issue 26).
+    const boxOf = (name: string, part: "label" | "input") =>
+      liveCard.locator(`.field[data-field=${name}] > ${part}`).boundingBox()
+    const [nameLabel, typeLabel, nameInput, typeInput] = await Promise.all([
+      boxOf("establishment_name", "label"),
+      boxOf("tipo_acomodacion", "label"),
+      boxOf("establishment_name", "input"),
+      boxOf("tipo_acomodacion", "input")
+    ])
+    expect(nameLabel!.x).toBeLessThan(typeLabel!.x)
+    expect(Math.abs(nameLabel!.y - typeLabel!.y)).toBeLessThan(1)
+    expect(Math.abs(nameInput!.y - typeInput!.y)).toBeLessThan(1)
     await liveCard.waitFor()
     expect(await liveCard.textContent()).toContain("RNT-48213")
     const card = page.locator("article.property", { hasText: "Hotel Sandbox Centro" })
