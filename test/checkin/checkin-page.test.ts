@@ -212,11 +212,14 @@ describe("guest check-in page (design §5, issue 6)", () => {
     await check("start")
     await screenshot(page, "1-start", false)
 
-    // 2. Guest 1, Colombian with a cédula, gives the motivo.
-    await fillGuest(page, ANA)
+    // 2. Guest 1, Colombian with a cédula typed as printed, with dots (issue 26 item 5): cleaned, not refused.
+    await fillGuest(page, { ...ANA, numero_documento: "1.020.304.050" })
+    expect(await page.inputValue("#f-numero_documento")).toBe("1020304050")
     await check("guest")
     await screenshot(page, "2-guest")
+    const sent = page.waitForRequest((request) => request.method() === "POST" && request.url().endsWith("/guests"))
     await submit(page)
+    expect(JSON.parse((await sent).postData()!).numero_documento).toBe("1020304050")
 
     // 4. Photos are required: the front of Ana's cédula, as the phone's camera would give it.
     await heading(page, "Foto del documento de Ana Pérez Gómez")
@@ -241,10 +244,10 @@ describe("guest check-in page (design §5, issue 6)", () => {
     // Guest 1's personal data is not on guest 2's page: names and progress only.
     const html = await page.content()
     for (const secret of ["1020304050", "Medellín", "ana@example.co"]) expect(html).not.toContain(secret)
-    await fillGuest(page, { ...JOHN, numero_documento: "AB-123", fecha_nacimiento: "" })
+    await fillGuest(page, { ...JOHN, numero_documento: "AB_123", fecha_nacimiento: "" })
     await submit(page)
     await page.locator(".form-errors").waitFor({ state: "visible" })
-    expect(await fieldError(page, "numero_documento")).toBe("Use solo letras y números, sin espacios, puntos ni guiones.")
+    expect(await fieldError(page, "numero_documento")).toBe("Use solo letras y números.")
     expect(await fieldError(page, "fecha_nacimiento")).toBe("Es obligatoria con Pasaporte.")
     expect(await fieldState(page, "numero_documento")).toEqual({
       invalid: "true",
@@ -407,7 +410,7 @@ describe("guest check-in page (design §5, issue 6)", () => {
     await page.route("**/api/checkin/*/guests", async (route) => {
       const body = JSON.parse(route.request().postData()!)
       delete body.fecha_nacimiento
-      body.numero_documento = "AB 12"
+      body.numero_documento = "AB_12"
       await route.continue({ postData: JSON.stringify(body) })
     }, { times: 1 })
     await submit(page)

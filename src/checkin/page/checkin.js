@@ -13,6 +13,13 @@
   /** Validation rules sent by the server with the page (src/checkin/Page.ts), so both sides agree. */
   const RULES = JSON.parse(document.querySelector("meta[name=\"checkin-rules\"]").getAttribute("content"))
   const DOCUMENT_PATTERN = new RegExp(RULES.documentPattern)
+  /** Dots, spaces and dashes of a number copied as printed ("1.020.345.678"): removed, as the server does. */
+  const DOCUMENT_SEPARATORS = new RegExp(RULES.documentSeparators, "g")
+  const cleanDocumentNumber = (value) => value.replace(DOCUMENT_SEPARATORS, "")
+  /** The country lists' first choice, and the first guest's default where a default is sensible. */
+  const HOME_COUNTRY = "CO"
+  /** The country fields a new guest's form fills in from the previous guest (or Colombia). */
+  const DEFAULTED_COUNTRIES = ["nacionalidad", "pais_procedencia", "pais_residencia"]
   // The WHATWG `input type=email` grammar with a dot required in the domain, as the server checks it.
   const EMAIL =
     /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/
@@ -487,6 +494,7 @@
   const formValues = (form) => {
     const values = {}
     for (const [name, value] of new FormData(form)) values[name] = typeof value === "string" ? value.trim() : value
+    if (typeof values.numero_documento === "string") values.numero_documento = cleanDocumentNumber(values.numero_documento)
     return values
   }
 
@@ -532,6 +540,11 @@
     const view = state.view
     const birth = textInput({ type: "date", max: todayIso(), autocomplete: "bday" })
     const tipo = select(RULES.documentTypes.map((type) => [type, `docType_${type}`]))
+    const numero = textInput({ autocomplete: "off", autocapitalize: "characters", spellcheck: "false" })
+    // What will be sent is shown once the guest leaves the field: "1.020.345.678" becomes "1020345678".
+    numero.addEventListener("change", () => {
+      numero.value = cleanDocumentNumber(numero.value)
+    })
     const form = h(
       "form",
       { class: "card", novalidate: true, "aria-labelledby": "step-title" },
@@ -551,11 +564,7 @@
         {},
         h("legend", { text: "legendDocument" }),
         field("tipo_documento", tipo, { required: true }),
-        field(
-          "numero_documento",
-          textInput({ autocomplete: "off", autocapitalize: "characters", spellcheck: "false" }),
-          { required: true, hint: true }
-        ),
+        field("numero_documento", numero, { required: true, hint: true }),
         field("nombre", textInput({ autocomplete: "given-name" }), { required: true }),
         field("apellido", textInput({ autocomplete: "family-name" }), { required: true }),
         field("nacionalidad", countrySelect(), { required: true }),
