@@ -221,13 +221,16 @@ describe("guest check-in page (design §5, issue 6)", () => {
     await submit(page)
     expect(JSON.parse((await sent).postData()!).numero_documento).toBe("1020304050")
 
-    // 4. Photos are required: the front of Ana's cédula, as the phone's camera would give it.
+    // 4. Photos are required: the front of Ana's cédula, as the phone's camera would give it, through the
+    //    page's own button (issue 26 item 5).
     await heading(page, "Foto del documento de Ana Pérez Gómez")
     const front = page.locator("#f-front")
-    expect(await front.getAttribute("accept")).toBe("image/*,application/pdf")
+    expect(await front.getAttribute("accept")).toBe("image/*")
     expect(await front.getAttribute("capture")).toBe("environment")
-    await front.setInputFiles({ name: "cedula.png", mimeType: "image/png", buffer: documentPng([11, 83, 148]) })
+    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.click("label[for=f-front]")])
+    await chooser.setFiles({ name: "cedula.png", mimeType: "image/png", buffer: documentPng([11, 83, 148]) })
     await page.locator("img.preview").first().waitFor({ state: "visible" })
+    expect(await page.textContent("#f-front-chosen")).toBe("cedula.png")
     await check("photo")
     await screenshot(page, "4-photo")
     await submit(page)
@@ -407,6 +410,8 @@ describe("guest check-in page (design §5, issue 6)", () => {
 
     // The page's own checks pass; what reaches the server is then altered on the way, so the server's
     // invalid_request (details.fields) is what the page has to show.
+    // No photos at this property: no notice about them.
+    expect(await page.locator("#photo-notice").count()).toBe(0)
     await page.route("**/api/checkin/*/guests", async (route) => {
       const body = JSON.parse(route.request().postData()!)
       delete body.fecha_nacimiento

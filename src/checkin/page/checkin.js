@@ -536,6 +536,15 @@
     return body
   }
 
+  /** Where photos are required, what the guest needs before starting, rather than after filling everything in. */
+  const photoNotice = () =>
+    h(
+      "div",
+      { class: "notice notice-info", id: "photo-notice" },
+      h("p", { class: "notice-title", text: "photoNoticeTitle" }),
+      h("p", { text: "photoNoticeText" })
+    )
+
   const guestStep = ({ number, first }) => {
     const view = state.view
     const birth = textInput({ type: "date", max: todayIso(), autocomplete: "bday" })
@@ -548,7 +557,8 @@
     const form = h(
       "form",
       { class: "card", novalidate: true, "aria-labelledby": "step-title" },
-      h("h2", { id: "step-title", tabindex: "-1", text: ["guestTitle", { n: number, total: view.guests_count }] }),
+      h("h2", { id: "step-title", tabindex: "-1", text: ["guestTitle", { n: number, total: view.guests_count, count: view.guests_count }] }),
+      view.property.requires_document_photos ? photoNotice() : null,
       h("p", { class: "intro", text: "guestIntro" }),
       formErrors(),
       first
@@ -652,8 +662,6 @@
     }
   }
 
-  const fileInput = () => h("input", { type: "file", accept: "image/*,application/pdf", capture: "environment" })
-
   /** Shows a thumbnail of a chosen photo (a blob: URL, which the CSP allows for images). */
   const withPreview = (input) => {
     const preview = h("img", { class: "preview", alt: "", hidden: true })
@@ -673,13 +681,58 @@
     return preview
   }
 
+  /**
+   * A photo field: its title, hint and error, then a label styled as a button in the page's own words (the
+   * browser's "Choose File" is in the browser's language and unstyled), the chosen file's name and a preview.
+   * The native input stays in the page, visually hidden but focusable and named by the title and the button;
+   * `capture` opens the camera on phones.
+   */
+  const photoField = (name, { required = false, hint = false } = {}) => {
+    const id = `f-${name}`
+    const input = h("input", {
+      type: "file",
+      id,
+      name,
+      class: "file-input",
+      accept: "image/*",
+      capture: "environment",
+      required,
+      "aria-labelledby": `${id}-title ${id}-button`
+    })
+    const chosen = h("p", { class: "file-name", id: `${id}-chosen`, text: "noFileChosen" })
+    setDescribedBy(input, `${id}-chosen`, true)
+    if (hint) setDescribedBy(input, `${id}-hint`, true)
+    input.addEventListener("change", () => {
+      const file = input.files?.[0]
+      if (file === undefined) setText(chosen, "noFileChosen")
+      else {
+        delete chosen.dataset.i18n
+        chosen.textContent = file.name
+      }
+    })
+    return h(
+      "div",
+      { class: "field field-file", "data-field": name },
+      h(
+        "p",
+        { class: "field-title", id: `${id}-title` },
+        h("span", { text: `field_${name}` }),
+        h("span", { class: "required-marker", "aria-hidden": "true", hidden: !required }, " *")
+      ),
+      hint ? h("p", { class: "hint", id: `${id}-hint`, text: `hint_${name}` }) : null,
+      h("p", { class: "field-error", id: `${id}-error`, hidden: true }),
+      input,
+      h("label", { for: id, class: "file-button", id: `${id}-button` }, h("span", { text: "choosePhoto" })),
+      chosen,
+      withPreview(input)
+    )
+  }
+
   const photoStep = ({ guest, canDefer }) => {
-    const front = fileInput()
-    const back = fileInput()
-    const frontField = field("front", front, { required: true, hint: true })
-    frontField.append(withPreview(front))
-    const backField = field("back", back)
-    backField.append(withPreview(back))
+    const frontField = photoField("front", { required: true, hint: true })
+    const backField = photoField("back")
+    const front = frontField.querySelector("input")
+    const back = backField.querySelector("input")
     const form = h(
       "form",
       { class: "card", novalidate: true, "aria-labelledby": "step-title" },
