@@ -39,7 +39,14 @@
     /** The last answer of GET /api/checkin/{token}. */
     view: null,
     /** Guests whose photo step was put off ("register another guest first"), for this visit only. */
-    deferred: new Set()
+    deferred: new Set(),
+    /**
+     * Countries chosen for the guests saved on this visit, in the order first chosen, offered after Colombia in
+     * every country list; and the last saved guest's, the next guest's defaults. In memory only: a reload or
+     * another phone starts again from Colombia.
+     */
+    countriesChosen: [],
+    lastCountries: null
   }
 
   const $ = (id) => document.getElementById(id)
@@ -109,15 +116,27 @@
     }
   })()
 
-  /** (Re)fills a country picker, sorted by the names of the current language, keeping its value. */
+  /**
+   * (Re)fills a country picker, keeping its value: Colombia, then the countries chosen for the guests saved on
+   * this visit, then every other country sorted by the names of the current language.
+   */
   const fillCountries = (select) => {
     const value = select.value
     const collator = new Intl.Collator(state.lang)
-    const options = RULES.countries
+    const suggested = [HOME_COUNTRY, ...state.countriesChosen].filter((code, i, all) =>
+      RULES.countries.includes(code) && all.indexOf(code) === i
+    )
+    const option = (code) => h("option", { value: code }, countryName(code))
+    const others = RULES.countries
+      .filter((code) => !suggested.includes(code))
       .map((code) => ({ code, name: countryName(code) }))
       .sort((a, b) => collator.compare(a.name, b.name))
-      .map(({ code, name }) => h("option", { value: code }, name))
-    select.replaceChildren(h("option", { value: "", text: "choose" }), ...options)
+      .map(({ code }) => option(code))
+    select.replaceChildren(
+      h("option", { value: "", text: "choose" }),
+      h("optgroup", { label: t("countriesSuggested") }, ...suggested.map(option)),
+      h("optgroup", { label: t("countriesAll") }, ...others)
+    )
     select.value = value
   }
 
@@ -600,18 +619,41 @@
       h("button", { type: "submit", class: "primary", text: "saveGuest" })
     )
 
+    // Nationality, origin and residence start as the previous guest's (Colombia for the first): a group mostly
+    // shares them. A default stays marked until the guest picks a country.
+    for (const name of DEFAULTED_COUNTRIES) {
+      const control = form.elements.namedItem(name)
+      control.value = state.lastCountries?.[name] ?? HOME_COUNTRY
+      control.dataset.defaulted = "true"
+      control.addEventListener("change", () => delete control.dataset.defaulted)
+    }
+    const nationality = form.elements.namedItem("nacionalidad")
+
     // The birth date becomes required (and marked so) with the document types that need it.
     const birthMarker = form.querySelector("[data-field=fecha_nacimiento] .required-marker")
     tipo.addEventListener("change", () => {
       const required = RULES.foreignDocumentTypes.includes(tipo.value)
       birth.required = required
       birthMarker.hidden = !required
+      // A nationality nobody chose must not make a foreigner Colombian (no SIRE report would be due): with a
+      // foreign document an untouched Colombia is cleared, to be chosen; a Colombian document means Colombia.
+      if (nationality.dataset.defaulted === "true") {
+        if (RULES.colombianDocumentTypes.includes(tipo.value)) nationality.value = HOME_COUNTRY
+        else if (required && nationality.value === HOME_COUNTRY) nationality.value = ""
+      }
     })
 
     const localErrors = () => validateGuest(formValues(form), first)
     submitWhenValid(form, localErrors, async () => {
-      const res = await call("POST", "/guests", guestBody(formValues(form)))
-      if (res.status === 201) return reloadAndRender("saved")
+      const values = formValues(form)
+      const res = await call("POST", "/guests", guestBody(values))
+      if (res.status === 201) {
+        state.lastCountries = Object.fromEntries(DEFAULTED_COUNTRIES.map((name) => [name, values[name]]))
+        for (const name of DEFAULTED_COUNTRIES) {
+          if (!state.countriesChosen.includes(values[name])) state.countriesChosen.push(values[name])
+        }
+        return reloadAndRender("saved")
+      }
       return showFailure(form, res, localErrors)
     })
     return form
