@@ -90,8 +90,21 @@
     return String(value)
   }
 
+  const pluralCategory = (count) => {
+    try {
+      return new Intl.PluralRules(state.lang).select(count)
+    } catch {
+      return count === 1 ? "one" : "other"
+    }
+  }
+
+  /**
+   * A text; with a `count` argument, its plural form first (`key_one`, `key_other`… by Intl.PluralRules in the
+   * page's language), so "1 of 1 guests" is never said.
+   */
   const t = (key, args) => {
-    const text = TEXTS[state.lang][key] ?? TEXTS.es[key] ?? key
+    const keys = args?.count === undefined ? [key] : [`${key}_${pluralCategory(Number(args.count))}`, `${key}_other`, key]
+    const text = keys.map((k) => TEXTS[state.lang][k] ?? TEXTS.es[k]).find((found) => found !== undefined) ?? key
     return args === undefined ? text : text.replace(/\{(\w+)\}/g, (_, name) => resolveArg(args[name]))
   }
 
@@ -277,7 +290,9 @@
   /** Names and registered/missing only (issue 6: nothing else of one guest is shown to another). */
   const renderProgress = (view) => {
     ui.progress.hidden = false
-    setText(ui.summary, "progressSummary", { done: view.guests_registered, total: view.guests_count })
+    const [done, total] = [view.guests_registered, view.guests_count]
+    // "Huésped registrado" / "2 de 3 huéspedes registrados": never "1 de 1 huéspedes".
+    setText(ui.summary, total === 1 && done === 0 ? "progressWaitingOne" : "progressSummary", { done, total, count: total })
     const items = []
     for (let i = 0; i < view.guests_count; i++) {
       const guest = view.guests[i]
@@ -289,7 +304,7 @@
         h(
           "span",
           { class: "progress-name" },
-          guest === undefined ? h("span", { text: ["guestSlot", { n: i + 1 }] }) : `${guest.nombre} ${guest.apellido}`,
+          guest === undefined ? h("span", { text: ["guestSlot", { n: i + 1, count: view.guests_count }] }) : `${guest.nombre} ${guest.apellido}`,
           guest?.is_primary ? h("span", { class: "tag", text: "primaryGuest" }) : null
         ),
         h("span", { class: "progress-status", text: status })
@@ -826,6 +841,11 @@
 
   const contractStep = () => {
     const view = state.view
+    // Pre-filled with the main guest's name as the page knows it (the first guest registered); it stays editable
+    // for someone else of the group to sign.
+    const primary = view.guests.find((guest) => guest.is_primary) ?? view.guests[0]
+    const signer = textInput({ autocomplete: "name", maxlength: String(RULES.signerNameMaxLength) })
+    if (primary !== undefined) signer.value = `${primary.nombre} ${primary.apellido}`.slice(0, RULES.signerNameMaxLength)
     const args = { property: view.property.name, check_in: { date: view.check_in }, check_out: { date: view.check_out } }
     const form = h(
       "form",
@@ -840,10 +860,7 @@
         h("p", { text: "contractText3" })
       ),
       formErrors(),
-      field("signer_name", textInput({ autocomplete: "name", maxlength: String(RULES.signerNameMaxLength) }), {
-        required: true,
-        hint: true
-      }),
+      field("signer_name", signer, { required: true, hint: true }),
       checkboxField("accepted", { required: true }),
       h("button", { type: "submit", class: "primary", text: "signContract" })
     )
@@ -873,7 +890,7 @@
       { class: "card card-done" },
       h("span", { class: "done-mark", "aria-hidden": "true" }, "✓"),
       h("h2", { id: "step-title", tabindex: "-1", text: "doneTitle" }),
-      h("p", { text: "doneText" }),
+      h("p", { text: ["doneText", { count: state.view.guests_count }] }),
       state.view.property.requires_contract_signature && state.view.contract_signed ? h("p", { text: "doneSigned" }) : null
     )
 

@@ -1,6 +1,7 @@
 // Texts of the guest check-in page (src/checkin/page/checkin.js): Spanish by default, English on request.
-// Placeholders are written {name}. The values sent to the API (document types, motivos) are never
-// translated: only their labels are.
+// Placeholders are written {name}. A text given a `count` has plural forms, `key_one` and `key_other` (chosen
+// by Intl.PluralRules in the page's language), so no "1 of 1 guests" is said. The values sent to the API
+// (document types, motivos) are never translated: only their labels are.
 "use strict"
 
 window.CheckinI18n = {
@@ -11,8 +12,11 @@ window.CheckinI18n = {
     loading: "Cargando…",
     stay: "{property} · del {check_in} al {check_out}",
     progressTitle: "Progreso",
-    progressSummary: "{done} de {total} huéspedes registrados",
-    guestSlot: "Huésped {n}",
+    progressSummary_one: "Huésped registrado",
+    progressSummary_other: "{done} de {total} huéspedes registrados",
+    progressWaitingOne: "Falta registrar al huésped",
+    guestSlot_one: "Huésped",
+    guestSlot_other: "Huésped {n}",
     primaryGuest: "titular",
     statusRegistered: "Registrado",
     statusPhotoMissing: "Falta la foto del documento",
@@ -21,7 +25,11 @@ window.CheckinI18n = {
     statusSigned: "Firmado",
     statusUnsigned: "Sin firmar",
 
-    guestTitle: "Huésped {n} de {total}",
+    guestTitle_one: "Datos del huésped",
+    guestTitle_other: "Huésped {n} de {total}",
+    photoNoticeTitle: "Antes de empezar",
+    photoNoticeText:
+      "Tenga a mano el documento de identidad de cada huésped: después de sus datos, el establecimiento pide una foto del frente (el reverso es opcional). Puede tomarla con la cámara del teléfono.",
     guestIntro: "Escriba los datos tal como aparecen en el documento de identidad. Los campos con * son obligatorios.",
     legendDocument: "Documento de identidad",
     legendOrigin: "Procedencia y residencia",
@@ -96,7 +104,8 @@ window.CheckinI18n = {
     contractSigned: "Contrato firmado.",
 
     doneTitle: "Registro completo",
-    doneText: "Gracias. Todos los huéspedes están registrados. Puede cerrar esta página.",
+    doneText_one: "Gracias. El huésped está registrado. Puede cerrar esta página.",
+    doneText_other: "Gracias. Todos los huéspedes están registrados. Puede cerrar esta página.",
     doneSigned: "El contrato de hospedaje quedó firmado.",
     notFoundTitle: "Enlace no válido",
     notFoundText: "Este enlace de registro no existe o ya venció. Pida uno nuevo al establecimiento.",
@@ -137,8 +146,11 @@ window.CheckinI18n = {
     loading: "Loading…",
     stay: "{property} · {check_in} to {check_out}",
     progressTitle: "Progress",
-    progressSummary: "{done} of {total} guests registered",
-    guestSlot: "Guest {n}",
+    progressSummary_one: "The guest is registered",
+    progressSummary_other: "{done} of {total} guests registered",
+    progressWaitingOne: "The guest is not registered yet",
+    guestSlot_one: "Guest",
+    guestSlot_other: "Guest {n}",
     primaryGuest: "main guest",
     statusRegistered: "Registered",
     statusPhotoMissing: "Document photo missing",
@@ -147,7 +159,11 @@ window.CheckinI18n = {
     statusSigned: "Signed",
     statusUnsigned: "Not signed",
 
-    guestTitle: "Guest {n} of {total}",
+    guestTitle_one: "Guest details",
+    guestTitle_other: "Guest {n} of {total}",
+    photoNoticeTitle: "Before you start",
+    photoNoticeText:
+      "Have each guest's identity document at hand: after their details, the property asks for a photo of its front (the back is optional). You can take it with your phone's camera.",
     guestIntro: "Enter the details exactly as they appear on the identity document. Fields marked * are required.",
     legendDocument: "Identity document",
     legendOrigin: "Origin and residence",
@@ -222,7 +238,8 @@ window.CheckinI18n = {
     contractSigned: "Contract signed.",
 
     doneTitle: "Check-in complete",
-    doneText: "Thank you. Every guest is registered. You may close this page.",
+    doneText_one: "Thank you. The guest is registered. You may close this page.",
+    doneText_other: "Thank you. Every guest is registered. You may close this page.",
     doneSigned: "The accommodation contract is signed.",
     notFoundTitle: "Link not valid",
     notFoundText: "This check-in link does not exist or has expired. Ask the property for a new one.",
