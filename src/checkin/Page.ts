@@ -5,6 +5,7 @@ import { COUNTRY_CODES } from "../reservations/countries.ts"
 import {
   COLOMBIAN_DOCUMENT_TYPES,
   DOCUMENT_NUMBER,
+  DOCUMENT_SEPARATORS,
   DocumentType,
   FOREIGN_DOCUMENT_TYPES,
   Limits,
@@ -43,6 +44,7 @@ const clientRules = () => ({
   motivos: Motivo.literals,
   countries: COUNTRY_CODES,
   documentPattern: DOCUMENT_NUMBER.source,
+  documentSeparators: DOCUMENT_SEPARATORS.source,
   emailMaxLength: Limits.email,
   signerNameMaxLength: SIGNER_NAME_MAX,
   maxDocumentBytes: MAX_DOCUMENT_BYTES

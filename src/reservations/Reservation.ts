@@ -510,10 +510,29 @@ const GuestFields = {
 export const GuestInput = withRules("GuestInput", Schema.Struct(GuestFields), EXAMPLE_GUEST, guestDocument)
 export type GuestInput = typeof GuestInput.Type
 
-/** The check-in page's guest (design §5): GuestInput plus the trip's `motivo`, required from the first guest. */
+/**
+ * The check-in page's guest (design §5): GuestInput plus the trip's `motivo`, required from the first guest, with
+ * the document number's separators removed.
+ */
+/**
+ * What the check-in page removes from a typed document number before checking it (issue 26 item 5): the dots,
+ * spaces and dashes of a number copied as printed ("1.020.345.678"). Also handed to the check-in page.
+ */
+export const DOCUMENT_SEPARATORS = /[.\s-]/g
+
+/**
+ * The check-in page's `numero_documento`: cleaned of DOCUMENT_SEPARATORS, then GuestInput's rule. Only the
+ * guest-facing endpoint cleans; the partner API's GuestInput keeps its documented letters-and-digits rule.
+ */
+const CheckinDocumentNumber = Schema.transform(Schema.String, GuestFields.numero_documento, {
+  strict: true,
+  decode: (typed) => typed.replace(DOCUMENT_SEPARATORS, ""),
+  encode: (clean) => clean
+})
+
 export const CheckinGuestInput = withRules(
   "CheckinGuestInput",
-  Schema.Struct({ ...GuestFields, motivo: optional(Motivo) }),
+  Schema.Struct({ ...GuestFields, numero_documento: CheckinDocumentNumber, motivo: optional(Motivo) }),
   { ...EXAMPLE_GUEST, motivo: "Vacaciones, recreo y ocio" },
   guestDocument
 )

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { admin, call } from "../support/app.ts"
 import { appFixture } from "../support/fixture.ts"
-import { colombian, foreigner, reservationBody } from "../support/guests.ts"
+import { colombian, foreigner, registrationBody, reservationBody } from "../support/guests.ts"
 import { JPEG, PNG } from "../support/photos.ts"
 
 /** The check-in JSON API of design §5 (issue 6, item 1), over HTTP on the real app. */
@@ -148,6 +148,33 @@ describe("check-in JSON API (design §5)", () => {
     // A second guest cannot be added beyond guests_count.
     const extra = await checkin("POST", `${stay.token}/guests`, colombian({ numero_documento: "5555" }))
     expect(extra.body.code).toBe("registration_rejected")
+  })
+
+  test("a document number typed with dots, spaces or dashes is cleaned, not refused (issue 26 item 5); other signs still are", async () => {
+    const stay = await createStay(f.account.testProperties[0]!.property_id)
+    const dotted = await checkin("POST", `${stay.token}/guests`, { ...colombian({ numero_documento: " 1.020.345-678 " }), motivo: "Trabajo" })
+    expect(dotted.status).toBe(201)
+    const [guest] = await f.db.query<{ numero_documento: string }>(
+      "SELECT numero_documento FROM guests WHERE id = $1",
+      [dotted.body.guest_id]
+    )
+    expect(guest!.numero_documento).toBe("1020345678")
+    // The cleaned number is the one compared: the same cédula typed without dots is a duplicate.
+    const again = await checkin("POST", `${stay.token}/guests`, colombian({ numero_documento: "1020345678" }))
+    expect(again.status).toBe(409)
+    expect(again.body.code).toBe("duplicate_document")
+    for (const numero_documento of ["AB_123", "AB/123", "...", "Ñ123"]) {
+      const refused = await checkin("POST", `${stay.token}/guests`, colombian({ numero_documento }))
+      expect(refused.status).toBe(400)
+      expect(refused.body.details.fields).toEqual([{ field: "numero_documento", message: "must be letters and digits only (^[a-zA-Z0-9]+$)" }])
+    }
+    // The partner API keeps its documented rule: no cleaning there.
+    const partner = await call(f.app, "POST", "/api/partners/registrations", {
+      key: f.account.testKey,
+      json: registrationBody(f.account.testProperties[0]!.property_id, [colombian({ numero_documento: "1.020.345.678" })])
+    })
+    expect(partner.status).toBe(400)
+    expect(partner.body.details.fields.map((x: { field: string }) => x.field)).toEqual(["guests[0].numero_documento"])
   })
 
   test("unknown tokens are 404 registration_not_found; a cancelled stay is 409 reservation_cancelled", async () => {

@@ -138,6 +138,17 @@ const fillGuest = async (page: Page, guest: GuestFill) => {
 
 const submit = (page: Page) => page.click("form button[type=submit]")
 
+/** A country list's option values, in order (the empty "Seleccione…" first). */
+const countryOptions = (page: Page, field: string) =>
+  page.$$eval(`#f-${field} option`, (options) => options.map((option) => (option as HTMLOptionElement).value))
+
+/** The values of the three country lists a guest's form fills in by default. */
+const countryValues = async (page: Page) => ({
+  nacionalidad: await page.inputValue("#f-nacionalidad"),
+  pais_procedencia: await page.inputValue("#f-pais_procedencia"),
+  pais_residencia: await page.inputValue("#f-pais_residencia")
+})
+
 // A real PNG (not just its magic number): an identity card drawn in flat colours, for the photo steps.
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n
@@ -212,19 +223,25 @@ describe("guest check-in page (design §5, issue 6)", () => {
     await check("start")
     await screenshot(page, "1-start", false)
 
-    // 2. Guest 1, Colombian with a cédula, gives the motivo.
-    await fillGuest(page, ANA)
+    // 2. Guest 1, Colombian with a cédula typed as printed, with dots (issue 26 item 5): cleaned, not refused.
+    await fillGuest(page, { ...ANA, numero_documento: "1.020.304.050" })
+    expect(await page.inputValue("#f-numero_documento")).toBe("1020304050")
     await check("guest")
     await screenshot(page, "2-guest")
+    const sent = page.waitForRequest((request) => request.method() === "POST" && request.url().endsWith("/guests"))
     await submit(page)
+    expect(JSON.parse((await sent).postData()!).numero_documento).toBe("1020304050")
 
-    // 4. Photos are required: the front of Ana's cédula, as the phone's camera would give it.
+    // 4. Photos are required: the front of Ana's cédula, as the phone's camera would give it, through the
+    //    page's own button (issue 26 item 5).
     await heading(page, "Foto del documento de Ana Pérez Gómez")
     const front = page.locator("#f-front")
-    expect(await front.getAttribute("accept")).toBe("image/*,application/pdf")
+    expect(await front.getAttribute("accept")).toBe("image/*")
     expect(await front.getAttribute("capture")).toBe("environment")
-    await front.setInputFiles({ name: "cedula.png", mimeType: "image/png", buffer: documentPng([11, 83, 148]) })
+    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.click("label[for=f-front]")])
+    await chooser.setFiles({ name: "cedula.png", mimeType: "image/png", buffer: documentPng([11, 83, 148]) })
     await page.locator("img.preview").first().waitFor({ state: "visible" })
+    expect(await page.textContent("#f-front-chosen")).toBe("cedula.png")
     await check("photo")
     await screenshot(page, "4-photo")
     await submit(page)
@@ -241,10 +258,10 @@ describe("guest check-in page (design §5, issue 6)", () => {
     // Guest 1's personal data is not on guest 2's page: names and progress only.
     const html = await page.content()
     for (const secret of ["1020304050", "Medellín", "ana@example.co"]) expect(html).not.toContain(secret)
-    await fillGuest(page, { ...JOHN, numero_documento: "AB-123", fecha_nacimiento: "" })
+    await fillGuest(page, { ...JOHN, numero_documento: "AB_123", fecha_nacimiento: "" })
     await submit(page)
     await page.locator(".form-errors").waitFor({ state: "visible" })
-    expect(await fieldError(page, "numero_documento")).toBe("Use solo letras y números, sin espacios, puntos ni guiones.")
+    expect(await fieldError(page, "numero_documento")).toBe("Use solo letras y números.")
     expect(await fieldError(page, "fecha_nacimiento")).toBe("Es obligatoria con Pasaporte.")
     expect(await fieldState(page, "numero_documento")).toEqual({
       invalid: "true",
@@ -269,7 +286,8 @@ describe("guest check-in page (design §5, issue 6)", () => {
     await heading(page, "Contrato de hospedaje")
     expect(await page.textContent("#progress-summary")).toBe("2 de 2 huéspedes registrados")
     expect(await page.textContent(".contract-text")).toContain("Hotel Casa Colonial")
-    await page.fill("#f-signer_name", "Ana Pérez Gómez")
+    // The signer's name comes filled in with the main guest's (issue 26 item 5).
+    expect(await page.inputValue("#f-signer_name")).toBe("Ana Pérez Gómez")
     await submit(page)
     expect(await fieldError(page, "accepted")).toBe("Marque la casilla para aceptar el contrato.")
     await page.check("#f-accepted")
@@ -369,6 +387,7 @@ describe("guest check-in page (design §5, issue 6)", () => {
     await submit(page)
 
     await heading(page, "Accommodation contract")
+    expect(await page.inputValue("#f-signer_name")).toBe("John Smith")
     await page.fill("#f-signer_name", "John Smith")
     await page.check("#f-accepted")
     await submit(page)
@@ -404,10 +423,12 @@ describe("guest check-in page (design §5, issue 6)", () => {
 
     // The page's own checks pass; what reaches the server is then altered on the way, so the server's
     // invalid_request (details.fields) is what the page has to show.
+    // No photos at this property: no notice about them.
+    expect(await page.locator("#photo-notice").count()).toBe(0)
     await page.route("**/api/checkin/*/guests", async (route) => {
       const body = JSON.parse(route.request().postData()!)
       delete body.fecha_nacimiento
-      body.numero_documento = "AB 12"
+      body.numero_documento = "AB_12"
       await route.continue({ postData: JSON.stringify(body) })
     }, { times: 1 })
     await submit(page)
@@ -450,6 +471,155 @@ describe("guest check-in page (design §5, issue 6)", () => {
     await heading(page, "Registro completo")
     expect((await registration(stay.externalId)).status).toBe("compliant")
     await context.close()
+  }, 90_000)
+
+  test("on a phone: photos announced before starting, the page's own photo button, country lists led by Colombia and the previous guest's (issue 26 item 5)", async () => {
+    const stay = await createStay(await photosAndContract(), 3)
+    const context = await axeContext()
+    const page = await context.newPage()
+    const pageErrors: Array<string> = []
+    page.on("pageerror", (error) => pageErrors.push(error.message))
+    await page.goto(`${f.app.baseUrl}${stay.path}`)
+    await heading(page, "Huésped 1 de 3")
+
+    // What is needed is said at the top of the form, before the first field.
+    const notice = page.locator("#photo-notice")
+    expect(await notice.textContent()).toBe(
+      "Antes de empezarTenga a mano el documento de identidad de cada huésped: después de sus datos, el establecimiento pide una foto del frente (el reverso es opcional). Puede tomarla con la cámara del teléfono."
+    )
+    expect((await notice.boundingBox())!.y).toBeLessThan((await page.locator("#f-motivo").boundingBox())!.y)
+    expect((await notice.boundingBox())!.y).toBeLessThan(844)
+
+    // Colombia first, then every other country; the first guest's lists start at Colombia.
+    expect((await countryOptions(page, "nacionalidad")).slice(0, 3)).toEqual(["", "CO", "AF"])
+    expect(await page.$$eval("#f-pais_residencia optgroup", (groups) => groups.map((g) => (g as HTMLOptGroupElement).label)))
+      .toEqual(["Sugeridos", "Todos los países"])
+    expect(await countryValues(page)).toEqual({ nacionalidad: "CO", pais_procedencia: "CO", pais_residencia: "CO" })
+    // A nationality nobody chose does not stay Colombia with a foreign document; a cédula brings it back.
+    await page.selectOption("#f-tipo_documento", "Pasaporte")
+    expect(await page.inputValue("#f-nacionalidad")).toBe("")
+    await page.selectOption("#f-tipo_documento", "C.C")
+    expect(await page.inputValue("#f-nacionalidad")).toBe("CO")
+    // A country the guest chose is never changed by the page.
+    await page.selectOption("#f-nacionalidad", "US")
+    await page.selectOption("#f-tipo_documento", "Pasaporte")
+    expect(await page.inputValue("#f-nacionalidad")).toBe("US")
+
+    // A passport number typed with a dash and spaces is cleaned, shown and sent clean.
+    await fillGuest(page, { ...JOHN, motivo: "Trabajo", numero_documento: "ab-123 456", procedencia: ["PE", "Lima"] })
+    expect(await page.inputValue("#f-numero_documento")).toBe("ab123456")
+    expect(await fieldError(page, "numero_documento")).toBeNull()
+    expect(await seriousViolations(page)).toEqual([])
+    await submit(page)
+
+    // The photo step: the page's own button (a label), the native input visually hidden but named.
+    await heading(page, "Foto del documento de John Smith")
+    const button = page.locator("label.file-button[for=f-front]")
+    expect(await button.textContent()).toBe("Tomar o elegir una foto")
+    const box = (await button.boundingBox())!
+    expect(box.height).toBeGreaterThanOrEqual(44)
+    expect(box.width).toBeGreaterThan(300) // the whole width on a phone
+    const input = page.locator("#f-front")
+    const inputBox = (await input.boundingBox())!
+    expect(inputBox.width * inputBox.height).toBeLessThanOrEqual(1)
+    expect(await input.evaluate((el) => (el as HTMLInputElement).labels!.length)).toBe(1)
+    expect(await page.getByRole("button", { name: "Frente del documento Tomar o elegir una foto" }).count()).toBe(1)
+    expect(await page.textContent("#f-front-chosen")).toBe("Aún no ha elegido una foto.")
+    // Sent without a photo: the error is next to the field, the focus on the input, the button marked.
+    await submit(page)
+    expect(await fieldError(page, "front")).toBe("Tome o elija la foto del frente del documento.")
+    expect(await fieldState(page, "front")).toMatchObject({ invalid: "true", focused: true })
+    expect(await button.evaluate((el) => getComputedStyle(el).outlineStyle)).toBe("solid")
+    expect(await seriousViolations(page)).toEqual([])
+    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), button.click()])
+    expect(chooser.isMultiple()).toBe(false)
+    await chooser.setFiles({ name: "pasaporte.png", mimeType: "image/png", buffer: documentPng([120, 30, 40]) })
+    expect(await page.textContent("#f-front-chosen")).toBe("pasaporte.png")
+    expect(await seriousViolations(page)).toEqual([])
+    await submit(page)
+
+    // Guest 2: the lists start at guest 1's countries, which follow Colombia in every list.
+    await heading(page, "Huésped 2 de 3")
+    expect(await countryValues(page)).toEqual({ nacionalidad: "US", pais_procedencia: "PE", pais_residencia: "US" })
+    for (const field of ["nacionalidad", "pais_procedencia", "pais_residencia"]) {
+      expect((await countryOptions(page, field)).slice(0, 5)).toEqual(["", "CO", "US", "PE", "AF"])
+    }
+    // In English too, the same order.
+    await page.click("#lang-toggle")
+    expect(await page.locator("#f-nacionalidad option").nth(2).textContent()).toBe("United States")
+    await page.click("#lang-toggle")
+    const { motivo: _, ...anaWithoutMotivo } = ANA
+    await fillGuest(page, { ...anaWithoutMotivo, numero_documento: "52.345.678", procedencia: ["EC", "Quito"] })
+    await submit(page)
+    await heading(page, "Foto del documento de Ana Pérez Gómez")
+    await page.locator("#f-front").setInputFiles({ name: "cedula.png", mimeType: "image/png", buffer: documentPng([11, 83, 148]) })
+    await submit(page)
+
+    // Guest 3: Ana's choices now; Ecuador joins the suggestions.
+    await heading(page, "Huésped 3 de 3")
+    expect(await countryValues(page)).toEqual({ nacionalidad: "CO", pais_procedencia: "EC", pais_residencia: "CO" })
+    expect((await countryOptions(page, "pais_procedencia")).slice(0, 5)).toEqual(["", "CO", "US", "PE", "EC"])
+    expect(pageErrors).toEqual([])
+    await context.close()
+
+    const guests = await f.db.query<{ numero_documento: string; nacionalidad: string; pais_procedencia: string; pais_residencia: string }>(
+      `SELECT g.numero_documento, g.nacionalidad, g.pais_procedencia, g.pais_residencia FROM guests g
+       JOIN reservations r ON r.id = g.reservation_id WHERE r.external_id = $1 ORDER BY g.position`,
+      [stay.externalId]
+    )
+    expect(guests.map((g) => [g.numero_documento, g.nacionalidad, g.pais_procedencia, g.pais_residencia])).toEqual([
+      ["ab123456", "US", "PE", "US"],
+      ["52345678", "CO", "EC", "CO"]
+    ])
+  }, 90_000)
+
+  test("a one-guest stay on a desktop: natural singular wording in both languages, the signer's name filled in (issue 26 item 5)", async () => {
+    const stay = await createStay(await photosAndContract(), 1)
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "es-CO", bypassCSP: true })
+    const page = await context.newPage()
+    await page.goto(`${f.app.baseUrl}${stay.path}`)
+    await heading(page, "Datos del huésped")
+    expect(await page.textContent("#progress-summary")).toBe("Falta registrar al huésped")
+    expect(await page.locator("#progress-list li").allTextContents()).toEqual(["HuéspedPendiente", "Contrato de hospedajeSin firmar"])
+    expect(await page.isVisible("#photo-notice")).toBe(true)
+    await page.click("#lang-toggle")
+    await heading(page, "Guest details")
+    expect(await page.textContent("#progress-summary")).toBe("The guest is not registered yet")
+    expect(await page.locator("#progress-list li").first().textContent()).toBe("GuestMissing")
+    expect(await page.textContent("#photo-notice .notice-title")).toBe("Before you start")
+    await page.click("#lang-toggle")
+
+    await fillGuest(page, { ...ANA, numero_documento: "1 020 304 051" })
+    await submit(page)
+    await heading(page, "Foto del documento de Ana Pérez Gómez")
+    // On a desktop the photo button is a button, not a full-width bar.
+    const button = page.locator("label.file-button[for=f-front]")
+    expect((await button.boundingBox())!.width).toBeLessThan(400)
+    expect(await seriousViolations(page)).toEqual([])
+    await page.locator("#f-front").setInputFiles({ name: "cedula.png", mimeType: "image/png", buffer: documentPng([11, 83, 148]) })
+    await submit(page)
+
+    await heading(page, "Contrato de hospedaje")
+    expect(await page.textContent("#progress-summary")).toBe("Huésped registrado")
+    expect(await page.inputValue("#f-signer_name")).toBe("Ana Pérez Gómez")
+    await page.click("#lang-toggle")
+    expect(await page.textContent("#progress-summary")).toBe("The guest is registered")
+    expect(await page.inputValue("#f-signer_name")).toBe("Ana Pérez Gómez")
+    await page.check("#f-accepted")
+    expect(await seriousViolations(page)).toEqual([])
+    await submit(page)
+    await heading(page, "Check-in complete")
+    expect(await page.textContent("#step")).toContain("Thank you. The guest is registered. You may close this page.")
+    await page.click("#lang-toggle")
+    expect(await page.textContent("#step")).toContain("Gracias. El huésped está registrado. Puede cerrar esta página.")
+    expect(await page.textContent("#progress-summary")).toBe("Huésped registrado")
+    await context.close()
+
+    const [row] = await f.db.query<{ contract_signer: string }>("SELECT contract_signer FROM reservations WHERE external_id = $1", [
+      stay.externalId
+    ])
+    expect(row!.contract_signer).toBe("Ana Pérez Gómez")
+    expect((await registration(stay.externalId)).guests[0].numero_documento).toBe("1020304051")
   }, 90_000)
 
   test("an unknown link and a cancelled stay end in a clear message", async () => {

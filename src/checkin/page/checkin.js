@@ -13,6 +13,13 @@
   /** Validation rules sent by the server with the page (src/checkin/Page.ts), so both sides agree. */
   const RULES = JSON.parse(document.querySelector("meta[name=\"checkin-rules\"]").getAttribute("content"))
   const DOCUMENT_PATTERN = new RegExp(RULES.documentPattern)
+  /** Dots, spaces and dashes of a number copied as printed ("1.020.345.678"): removed, as the server does. */
+  const DOCUMENT_SEPARATORS = new RegExp(RULES.documentSeparators, "g")
+  const cleanDocumentNumber = (value) => value.replace(DOCUMENT_SEPARATORS, "")
+  /** The country lists' first choice, and the first guest's default where a default is sensible. */
+  const HOME_COUNTRY = "CO"
+  /** The country fields a new guest's form fills in from the previous guest (or Colombia). */
+  const DEFAULTED_COUNTRIES = ["nacionalidad", "pais_procedencia", "pais_residencia"]
   // The WHATWG `input type=email` grammar with a dot required in the domain, as the server checks it.
   const EMAIL =
     /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/
@@ -32,7 +39,14 @@
     /** The last answer of GET /api/checkin/{token}. */
     view: null,
     /** Guests whose photo step was put off ("register another guest first"), for this visit only. */
-    deferred: new Set()
+    deferred: new Set(),
+    /**
+     * Countries chosen for the guests saved on this visit, in the order first chosen, offered after Colombia in
+     * every country list; and the last saved guest's, the next guest's defaults. In memory only: a reload or
+     * another phone starts again from Colombia.
+     */
+    countriesChosen: [],
+    lastCountries: null
   }
 
   const $ = (id) => document.getElementById(id)
@@ -76,8 +90,21 @@
     return String(value)
   }
 
+  const pluralCategory = (count) => {
+    try {
+      return new Intl.PluralRules(state.lang).select(count)
+    } catch {
+      return count === 1 ? "one" : "other"
+    }
+  }
+
+  /**
+   * A text; with a `count` argument, its plural form first (`key_one`, `key_other`… by Intl.PluralRules in the
+   * page's language), so "1 of 1 guests" is never said.
+   */
   const t = (key, args) => {
-    const text = TEXTS[state.lang][key] ?? TEXTS.es[key] ?? key
+    const keys = args?.count === undefined ? [key] : [`${key}_${pluralCategory(Number(args.count))}`, `${key}_other`, key]
+    const text = keys.map((k) => TEXTS[state.lang][k] ?? TEXTS.es[k]).find((found) => found !== undefined) ?? key
     return args === undefined ? text : text.replace(/\{(\w+)\}/g, (_, name) => resolveArg(args[name]))
   }
 
@@ -102,15 +129,27 @@
     }
   })()
 
-  /** (Re)fills a country picker, sorted by the names of the current language, keeping its value. */
+  /**
+   * (Re)fills a country picker, keeping its value: Colombia, then the countries chosen for the guests saved on
+   * this visit, then every other country sorted by the names of the current language.
+   */
   const fillCountries = (select) => {
     const value = select.value
     const collator = new Intl.Collator(state.lang)
-    const options = RULES.countries
+    const suggested = [HOME_COUNTRY, ...state.countriesChosen].filter((code, i, all) =>
+      RULES.countries.includes(code) && all.indexOf(code) === i
+    )
+    const option = (code) => h("option", { value: code }, countryName(code))
+    const others = RULES.countries
+      .filter((code) => !suggested.includes(code))
       .map((code) => ({ code, name: countryName(code) }))
       .sort((a, b) => collator.compare(a.name, b.name))
-      .map(({ code, name }) => h("option", { value: code }, name))
-    select.replaceChildren(h("option", { value: "", text: "choose" }), ...options)
+      .map(({ code }) => option(code))
+    select.replaceChildren(
+      h("option", { value: "", text: "choose" }),
+      h("optgroup", { label: t("countriesSuggested") }, ...suggested.map(option)),
+      h("optgroup", { label: t("countriesAll") }, ...others)
+    )
     select.value = value
   }
 
@@ -251,7 +290,9 @@
   /** Names and registered/missing only (issue 6: nothing else of one guest is shown to another). */
   const renderProgress = (view) => {
     ui.progress.hidden = false
-    setText(ui.summary, "progressSummary", { done: view.guests_registered, total: view.guests_count })
+    const [done, total] = [view.guests_registered, view.guests_count]
+    // "Huésped registrado" / "2 de 3 huéspedes registrados": never "1 de 1 huéspedes".
+    setText(ui.summary, total === 1 && done === 0 ? "progressWaitingOne" : "progressSummary", { done, total, count: total })
     const items = []
     for (let i = 0; i < view.guests_count; i++) {
       const guest = view.guests[i]
@@ -263,7 +304,7 @@
         h(
           "span",
           { class: "progress-name" },
-          guest === undefined ? h("span", { text: ["guestSlot", { n: i + 1 }] }) : `${guest.nombre} ${guest.apellido}`,
+          guest === undefined ? h("span", { text: ["guestSlot", { n: i + 1, count: view.guests_count }] }) : `${guest.nombre} ${guest.apellido}`,
           guest?.is_primary ? h("span", { class: "tag", text: "primaryGuest" }) : null
         ),
         h("span", { class: "progress-status", text: status })
@@ -487,6 +528,7 @@
   const formValues = (form) => {
     const values = {}
     for (const [name, value] of new FormData(form)) values[name] = typeof value === "string" ? value.trim() : value
+    if (typeof values.numero_documento === "string") values.numero_documento = cleanDocumentNumber(values.numero_documento)
     return values
   }
 
@@ -528,14 +570,29 @@
     return body
   }
 
+  /** Where photos are required, what the guest needs before starting, rather than after filling everything in. */
+  const photoNotice = () =>
+    h(
+      "div",
+      { class: "notice notice-info", id: "photo-notice" },
+      h("p", { class: "notice-title", text: "photoNoticeTitle" }),
+      h("p", { text: "photoNoticeText" })
+    )
+
   const guestStep = ({ number, first }) => {
     const view = state.view
     const birth = textInput({ type: "date", max: todayIso(), autocomplete: "bday" })
     const tipo = select(RULES.documentTypes.map((type) => [type, `docType_${type}`]))
+    const numero = textInput({ autocomplete: "off", autocapitalize: "characters", spellcheck: "false" })
+    // What will be sent is shown once the guest leaves the field: "1.020.345.678" becomes "1020345678".
+    numero.addEventListener("change", () => {
+      numero.value = cleanDocumentNumber(numero.value)
+    })
     const form = h(
       "form",
       { class: "card", novalidate: true, "aria-labelledby": "step-title" },
-      h("h2", { id: "step-title", tabindex: "-1", text: ["guestTitle", { n: number, total: view.guests_count }] }),
+      h("h2", { id: "step-title", tabindex: "-1", text: ["guestTitle", { n: number, total: view.guests_count, count: view.guests_count }] }),
+      view.property.requires_document_photos ? photoNotice() : null,
       h("p", { class: "intro", text: "guestIntro" }),
       formErrors(),
       first
@@ -551,11 +608,7 @@
         {},
         h("legend", { text: "legendDocument" }),
         field("tipo_documento", tipo, { required: true }),
-        field(
-          "numero_documento",
-          textInput({ autocomplete: "off", autocapitalize: "characters", spellcheck: "false" }),
-          { required: true, hint: true }
-        ),
+        field("numero_documento", numero, { required: true, hint: true }),
         field("nombre", textInput({ autocomplete: "given-name" }), { required: true }),
         field("apellido", textInput({ autocomplete: "family-name" }), { required: true }),
         field("nacionalidad", countrySelect(), { required: true }),
@@ -581,18 +634,41 @@
       h("button", { type: "submit", class: "primary", text: "saveGuest" })
     )
 
+    // Nationality, origin and residence start as the previous guest's (Colombia for the first): a group mostly
+    // shares them. A default stays marked until the guest picks a country.
+    for (const name of DEFAULTED_COUNTRIES) {
+      const control = form.elements.namedItem(name)
+      control.value = state.lastCountries?.[name] ?? HOME_COUNTRY
+      control.dataset.defaulted = "true"
+      control.addEventListener("change", () => delete control.dataset.defaulted)
+    }
+    const nationality = form.elements.namedItem("nacionalidad")
+
     // The birth date becomes required (and marked so) with the document types that need it.
     const birthMarker = form.querySelector("[data-field=fecha_nacimiento] .required-marker")
     tipo.addEventListener("change", () => {
       const required = RULES.foreignDocumentTypes.includes(tipo.value)
       birth.required = required
       birthMarker.hidden = !required
+      // A nationality nobody chose must not make a foreigner Colombian (no SIRE report would be due): with a
+      // foreign document an untouched Colombia is cleared, to be chosen; a Colombian document means Colombia.
+      if (nationality.dataset.defaulted === "true") {
+        if (RULES.colombianDocumentTypes.includes(tipo.value)) nationality.value = HOME_COUNTRY
+        else if (required && nationality.value === HOME_COUNTRY) nationality.value = ""
+      }
     })
 
     const localErrors = () => validateGuest(formValues(form), first)
     submitWhenValid(form, localErrors, async () => {
-      const res = await call("POST", "/guests", guestBody(formValues(form)))
-      if (res.status === 201) return reloadAndRender("saved")
+      const values = formValues(form)
+      const res = await call("POST", "/guests", guestBody(values))
+      if (res.status === 201) {
+        state.lastCountries = Object.fromEntries(DEFAULTED_COUNTRIES.map((name) => [name, values[name]]))
+        for (const name of DEFAULTED_COUNTRIES) {
+          if (!state.countriesChosen.includes(values[name])) state.countriesChosen.push(values[name])
+        }
+        return reloadAndRender("saved")
+      }
       return showFailure(form, res, localErrors)
     })
     return form
@@ -643,8 +719,6 @@
     }
   }
 
-  const fileInput = () => h("input", { type: "file", accept: "image/*,application/pdf", capture: "environment" })
-
   /** Shows a thumbnail of a chosen photo (a blob: URL, which the CSP allows for images). */
   const withPreview = (input) => {
     const preview = h("img", { class: "preview", alt: "", hidden: true })
@@ -664,13 +738,58 @@
     return preview
   }
 
+  /**
+   * A photo field: its title, hint and error, then a label styled as a button in the page's own words (the
+   * browser's "Choose File" is in the browser's language and unstyled), the chosen file's name and a preview.
+   * The native input stays in the page, visually hidden but focusable and named by the title and the button;
+   * `capture` opens the camera on phones.
+   */
+  const photoField = (name, { required = false, hint = false } = {}) => {
+    const id = `f-${name}`
+    const input = h("input", {
+      type: "file",
+      id,
+      name,
+      class: "file-input",
+      accept: "image/*",
+      capture: "environment",
+      required,
+      "aria-labelledby": `${id}-title ${id}-button`
+    })
+    const chosen = h("p", { class: "file-name", id: `${id}-chosen`, text: "noFileChosen" })
+    setDescribedBy(input, `${id}-chosen`, true)
+    if (hint) setDescribedBy(input, `${id}-hint`, true)
+    input.addEventListener("change", () => {
+      const file = input.files?.[0]
+      if (file === undefined) setText(chosen, "noFileChosen")
+      else {
+        delete chosen.dataset.i18n
+        chosen.textContent = file.name
+      }
+    })
+    return h(
+      "div",
+      { class: "field field-file", "data-field": name },
+      h(
+        "p",
+        { class: "field-title", id: `${id}-title` },
+        h("span", { text: `field_${name}` }),
+        h("span", { class: "required-marker", "aria-hidden": "true", hidden: !required }, " *")
+      ),
+      hint ? h("p", { class: "hint", id: `${id}-hint`, text: `hint_${name}` }) : null,
+      h("p", { class: "field-error", id: `${id}-error`, hidden: true }),
+      input,
+      h("label", { for: id, class: "file-button", id: `${id}-button` }, h("span", { text: "choosePhoto" })),
+      chosen,
+      withPreview(input)
+    )
+  }
+
   const photoStep = ({ guest, canDefer }) => {
-    const front = fileInput()
-    const back = fileInput()
-    const frontField = field("front", front, { required: true, hint: true })
-    frontField.append(withPreview(front))
-    const backField = field("back", back)
-    backField.append(withPreview(back))
+    const frontField = photoField("front", { required: true, hint: true })
+    const backField = photoField("back")
+    const front = frontField.querySelector("input")
+    const back = backField.querySelector("input")
     const form = h(
       "form",
       { class: "card", novalidate: true, "aria-labelledby": "step-title" },
@@ -722,6 +841,11 @@
 
   const contractStep = () => {
     const view = state.view
+    // Pre-filled with the main guest's name as the page knows it (the first guest registered); it stays editable
+    // for someone else of the group to sign.
+    const primary = view.guests.find((guest) => guest.is_primary) ?? view.guests[0]
+    const signer = textInput({ autocomplete: "name", maxlength: String(RULES.signerNameMaxLength) })
+    if (primary !== undefined) signer.value = `${primary.nombre} ${primary.apellido}`.slice(0, RULES.signerNameMaxLength)
     const args = { property: view.property.name, check_in: { date: view.check_in }, check_out: { date: view.check_out } }
     const form = h(
       "form",
@@ -736,10 +860,7 @@
         h("p", { text: "contractText3" })
       ),
       formErrors(),
-      field("signer_name", textInput({ autocomplete: "name", maxlength: String(RULES.signerNameMaxLength) }), {
-        required: true,
-        hint: true
-      }),
+      field("signer_name", signer, { required: true, hint: true }),
       checkboxField("accepted", { required: true }),
       h("button", { type: "submit", class: "primary", text: "signContract" })
     )
@@ -769,7 +890,7 @@
       { class: "card card-done" },
       h("span", { class: "done-mark", "aria-hidden": "true" }, "✓"),
       h("h2", { id: "step-title", tabindex: "-1", text: "doneTitle" }),
-      h("p", { text: "doneText" }),
+      h("p", { text: ["doneText", { count: state.view.guests_count }] }),
       state.view.property.requires_contract_signature && state.view.contract_signed ? h("p", { text: "doneSigned" }) : null
     )
 
