@@ -19,11 +19,10 @@ import {
   RateLimitedBody,
   SandboxExistsBody,
   UnauthorizedBody,
-  WebhookLimitReachedBody,
-  WebhookNotFoundBody
+  WebhookLimitReachedBody
 } from "../shared/errors.ts"
 import { API_VERSION } from "../shared/ApiVersion.ts"
-import { recoverEndpoint, RedeliveryErrors } from "../webhooks/Api.ts"
+import { onWebhook, recoverEndpoint, RedeliveryErrors } from "../webhooks/Api.ts"
 import {
   DeactivateResponse,
   RedeliverResponse,
@@ -71,7 +70,6 @@ import {
   SignIn,
   Signup,
   UpdateSettings,
-  WebhookIdPath,
   WebhookSummaryList
 } from "./Panel.ts"
 
@@ -220,26 +218,20 @@ export class PanelAccountApi extends HttpApiGroup.make("panelAccount")
       .annotate(OpenApi.Summary, "Add a webhook endpoint (as endpoint 10; the secret is shown only here)")
   )
   .add(
-    HttpApiEndpoint.patch("updateWebhook", "/api/panel/webhooks/:id")
-      .setPath(WebhookIdPath)
+    onWebhook(HttpApiEndpoint.patch("updateWebhook", "/api/panel/webhooks/:id"))
       .setPayload(UpdateWebhook)
       .addSuccess(WebhookEndpoint)
-      .addError(WebhookNotFoundBody)
       .addError(InvalidWebhookUrlBody)
       .annotate(OpenApi.Summary, "Change a webhook endpoint's url, events or include_guests (as endpoint 11)")
   )
   .add(
-    HttpApiEndpoint.del("deactivateWebhook", "/api/panel/webhooks/:id")
-      .setPath(WebhookIdPath)
+    onWebhook(HttpApiEndpoint.del("deactivateWebhook", "/api/panel/webhooks/:id"))
       .addSuccess(DeactivateResponse)
-      .addError(WebhookNotFoundBody)
       .annotate(OpenApi.Summary, "Deactivate a webhook endpoint (as endpoint 12)")
   )
   .add(
-    HttpApiEndpoint.post("rotateWebhookSecret", "/api/panel/webhooks/:id/rotate-secret")
-      .setPath(WebhookIdPath)
+    onWebhook(HttpApiEndpoint.post("rotateWebhookSecret", "/api/panel/webhooks/:id/rotate-secret"))
       .addSuccess(RotateResponse)
-      .addError(WebhookNotFoundBody)
       .annotate(OpenApi.Summary, "Rotate a webhook endpoint's signing secret (as endpoint 13)")
   )
   .add(
@@ -263,10 +255,8 @@ export class PanelAccountApi extends HttpApiGroup.make("panelAccount")
       .annotate(OpenApi.Summary, "Re-send a delivery with a fresh retry cycle (as endpoint 16)")
   )
   .add(
-    HttpApiEndpoint.post("testWebhook", "/api/panel/webhooks/:id/test")
-      .setPath(WebhookIdPath)
+    onWebhook(HttpApiEndpoint.post("testWebhook", "/api/panel/webhooks/:id/test"))
       .addSuccess(TestResponse)
-      .addError(WebhookNotFoundBody)
       .annotate(OpenApi.Summary, "Send a signed ping now (as endpoint 14)")
   )
   .add(

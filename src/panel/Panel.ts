@@ -436,9 +436,6 @@ export const DeliveryDetail = Schema.Struct({
 export const DeliveryIdPath = Schema.Struct({
   id: param(Schema.String, "The delivery's id.", "8a1d5e2c-6f3b-4c9a-b7e0-1d2c3b4a5f60")
 })
-export const WebhookIdPath = Schema.Struct({
-  id: param(Schema.String, "The webhook endpoint's id.", "3c9b2f4e-1a7d-4e8b-9c60-5d2e1f0a7b84")
-})
 
 // ---------------------------------------------------------------------------------------------------------------
 // Reservations: what was reported, what failed and why — no guest personal data

@@ -31,8 +31,11 @@ import {
  */
 export const RedeliveryErrors = Schema.Union(DeliveryNotFoundBody, WebhookNotFoundBody)
 
-/** An endpoint on one of the caller's webhook endpoints, the `:id` of its path: 404 webhook_not_found for none. */
-const onWebhook = <Name extends string, Method extends HttpMethod.HttpMethod>(
+/**
+ * An endpoint on one of the caller's webhook endpoints, the `:id` of its path: 404 webhook_not_found for none. The
+ * panel's webhook routes use it too.
+ */
+export const onWebhook = <Name extends string, Method extends HttpMethod.HttpMethod>(
   endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method>
 ) => endpoint.setPath(WebhookPath).addError(WebhookNotFoundBody)
 

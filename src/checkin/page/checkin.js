@@ -750,7 +750,7 @@
       type: "file",
       id,
       name,
-      class: "file-input",
+      class: "sr-only file-input",
       accept: "image/*",
       capture: "environment",
       required,
