@@ -54,6 +54,12 @@ describe("sequences the model found", () => {
   // error at the 72-hour give-up by the service's clock (today), which the model took for an exit never sent.
   test("departed on the arrival day three days ago, SIRE 503 at the exit: the give-up is an error for an operator", () =>
     replay([new Create("link", ["FR", "CO"], -3, 1, 2), new Depart(0, 1), new Run(0), new Outage("sire", "5xx"), new Run(0)]), 30_000)
+
+  // 1744cc7 (and b4942ae): the exit of a guest who left three days ago got no answer and ended in error at the
+  // 72-hour give-up; the next run's entry settlement (the other guest's country mapped since) re-armed it as pending
+  // "sent at the next report run" without it ever being collected again.
+  test("SIRE without an answer at a departed guest's exit, the other guest's entry later: every exit goes out", () =>
+    replay([new Create("link", ["SX", "FR"], -3, 1, 2), new Run(0), new Outage("sire", "drop"), new Depart(0, 1), new Run(0)]), 30_000)
 })
 
 void Credentials

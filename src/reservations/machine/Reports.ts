@@ -222,6 +222,21 @@ export const withExit = <S extends State>(state: S, at: Date): S => {
   return { ...state, sire: { ...state.sire, exit: next } }
 }
 
+/**
+ * Whether the exit is armed again (design §6.8): a guest is owed one and the exit is not already waiting. An exit
+ * that ended in `error` — no answer 72 hours past its date (the give-up, design §6.9) — is an operator's
+ * (`cli reports retry`): its movements stay `pending` as possible duplicates, so they still count as owed, yet only a
+ * guest whose exit was never built (an entry accepted since) arms it again. Re-arming the exit it gave up on would
+ * turn an operator's alert back into "sent at the next report run" without a run ever collecting it.
+ */
+const exitToArm = (exit: State["sire"]["exit"], movements: ReadonlyArray<MovementFacts>, entryFinal: boolean) => {
+  if (exit.status === "pending") return false
+  const { owed } = exitsOwed(movements, entryFinal)
+  if (exit.status !== "error") return owed.length > 0
+  const built = new Set(movements.filter((found) => found.movement === "S").map((found) => found.guest_id))
+  return owed.some((guest) => !built.has(guest))
+}
+
 /** The exit armed again for the guests still owed one: pending on its date, at once when past (a late entry). */
 const armedExit = (state: State, sire: State["sire"], at: Date): State["sire"] => {
   if (sire.exit.status === "pending") return sire
@@ -298,7 +313,8 @@ export interface SettleOptions {
   /**
    * SIRE: the reservation's movements as recorded after the run. From them the machine decides whether an exit is
    * owed (`Outcomes.exitsOwed`): armed again if it had ended or been withdrawn, on its date, which is at once when
-   * that date has passed (design §6.8, "An exit follows its guest's entry").
+   * that date has passed (design §6.8, "An exit follows its guest's entry") — an exit given up only for a guest whose
+   * exit was never built (`exitToArm`).
    */
   readonly movements?: ReadonlyArray<MovementFacts> | undefined
 }
@@ -328,11 +344,11 @@ export const settle = (
   const extension = authority === "tra" ? options.extensionUpTo : undefined
   // The entry is sent no more once its report ends (or the reservation was cancelled: `settleCancelled`).
   const exitOwed = authority === "sire" && options.movements !== undefined &&
-    exitsOwed(options.movements, verdict.status !== "pending").owed.length > 0
+    exitToArm(row.sire.exit, options.movements, verdict.status !== "pending")
   const confirmedAfterCancel = verdict.status === "success" && endedByCancellation(row, authority)
   if (extension === undefined && row[authority].status !== "pending" && !confirmedAfterCancel) {
     return Either.right(
-      exitOwed && row.sire.exit.status !== "pending"
+      exitOwed
         ? decision({ sire: armedExit(row, row.sire, at) }, undefined)
         : unchanged(undefined)
     )
@@ -446,7 +462,7 @@ export const settleCancelled = (
   const sire = ended(row.sire, "sire")
   return Either.right(decision({
     tra: ended(row.tra, "tra"),
-    sire: exitsOwed(movements, true).owed.length > 0 ? armedExit(row, sire, at) : sire,
+    sire: exitToArm(sire.exit, movements, true) ? armedExit(row, sire, at) : sire,
     report_failures: 0,
     report_retry_at: null
   }, undefined))

@@ -301,6 +301,34 @@ describe("exits follow entries (design §6.8)", () => {
     expect(run(row, Command.SettleSireEntry({ verdict: { status: "success", code: null }, movements: done })).set).toEqual({})
   })
 
+  describe("an exit given up (no answer 72 h past its date) stays an operator's", () => {
+    const gaveUp = { status: "error" as const, sends_on: "2026-12-13", reported_at: "y", warning: "no answer for 72 hours past the due date (timeout)" }
+    const row = dueRow({
+      sire: { status: "pending", reported_at: null, foreign_guests: 2, exit: gaveUp },
+      sire_reported: true
+    })
+    // g1's exit went out without an answer and was given up: its movement stays pending, a possible duplicate.
+    const givenUp = [entry("g1", "accepted"), { ...exit("g1", "pending"), possible_duplicate: true }]
+    const unmapped: Verdict = { status: "pending", warning: "SIRE cannot map guests[1].nacionalidad", transient: false }
+
+    test("another guest's entry still waiting (1744cc7, model finding 7): the exit is not re-armed", () => {
+      const { after } = run(row, Command.SettleSireEntry({ verdict: unmapped, movements: [...givenUp, entry("g2", "pending")] }))
+      expect(after.sire.exit).toEqual(gaveUp)
+    })
+
+    test("a cancellation settled afterwards leaves it in error too", () => {
+      const cancelled = { ...row, reservation_status: "cancelled" as const, cancelled_at: new Date("2026-12-11T15:00:00Z") }
+      const { after } = run(cancelled, Command.SettleCancelled({ movements: givenUp }))
+      expect(after.sire.exit).toEqual(gaveUp)
+    })
+
+    test("another guest's entry accepted since: the exit is armed again, for that guest", () => {
+      const movements = [...givenUp, entry("g2", "accepted")]
+      const { after } = run(row, Command.SettleSireEntry({ verdict: { status: "success", code: null }, movements }))
+      expect(after.sire.exit).toEqual({ status: "pending", sends_on: "2026-12-13", reported_at: null })
+    })
+  })
+
   test("an entry that may be held but is still being sent again arms no exit yet", () => {
     const waiting: Verdict = { status: "pending", warning: null, transient: true }
     const { set } = run(dueRow(), Command.SettleSireEntry({ verdict: waiting, mayHold: true, movements: [entry("g1", "pending", true)] }))
