@@ -16,6 +16,7 @@ import m0017 from "./0017_secrets_at_rest.ts"
 import m0018 from "./0018_delivery_endpoint_due.ts"
 import m0019 from "./0019_departure.ts"
 import m0020 from "./0020_report_run_indexes.ts"
+import m0021 from "./0021_key_names.ts"
 
 /** Static imports keep migrations bundle-safe and free of file-system scans (design §3). Append only. */
 export const migrations = {
@@ -35,7 +36,8 @@ export const migrations = {
   "0017_secrets_at_rest": m0017,
   "0018_delivery_endpoint_due": m0018,
   "0019_departure": m0019,
-  "0020_report_run_indexes": m0020
+  "0020_report_run_indexes": m0020,
+  "0021_key_names": m0021
 }
 
 export const loader = Migrator.fromRecord(migrations)

@@ -450,7 +450,7 @@ const keysRevoke = Command.make(
 const keysList = Command.make("list", { account: accountOption }, (o) =>
   withAdmin((client) => client.ListKeys({ account_id: o.account }))).pipe(documented({
     summary: "List an account's API keys, revoked ones included, oldest first; never the keys themselves.",
-    prints: "{keys: [{key_id, environment, prefix, created_at, revoked_at}]}",
+    prints: "{keys: [{key_id, environment, prefix, name, created_at, last_used_at, revoked_at}]}",
     example: `cli keys list --account ${EXAMPLE_ID}`
   }))
 

@@ -44,7 +44,9 @@ const KeyListing = Schema.Struct({
   key_id: Schema.String,
   environment: Environment,
   prefix: Schema.String,
+  name: Schema.NullOr(Schema.String),
   created_at: Schema.String,
+  last_used_at: Schema.NullOr(Schema.String),
   revoked_at: Schema.NullOr(Schema.String)
 })
 

@@ -6,13 +6,18 @@ import type { Environment } from "../shared/Environment.ts"
 import { KeyLimitReached, KeyNotFound } from "../shared/errors.ts"
 import * as ApiKey from "./ApiKey.ts"
 import type { AuthenticatedKey } from "./CurrentKey.ts"
+import { KeyUsage } from "./KeyUsage.ts"
 import { lookupId } from "../shared/Uuid.ts"
 
 export interface KeyListing {
   readonly key_id: string
   readonly environment: Environment
   readonly prefix: string
+  /** The name its creator gave it in the panel, if any. */
+  readonly name: string | null
   readonly created_at: string
+  /** Within a minute (`KeyUsage`); null if never used. */
+  readonly last_used_at: string | null
   readonly revoked_at: string | null
 }
 
@@ -27,7 +32,7 @@ interface VerifiedRow {
 
 /** Issue, revoke, list and verify API keys. Keys are stored only as SHA-256 hashes (design §3). */
 export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
-  dependencies: [Accounts.Default],
+  dependencies: [Accounts.Default, KeyUsage.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     /**
@@ -42,9 +47,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
             FROM api_keys k JOIN accounts a ON a.id = k.account_id
             WHERE k.key_hash = ${keyHash} AND k.revoked_at IS NULL`
     const accounts = yield* Accounts
+    const usage = yield* KeyUsage
 
     /** At most 3 active keys per environment: the account row lock serialises concurrent creations. */
-    const create = (accountId: string, environment: Environment) =>
+    const create = (accountId: string, environment: Environment, name: string | null = null) =>
       Effect.gen(function*() {
         yield* accounts.lock(accountId)
         const [counted] = yield* sql<{ active: number }>`
@@ -59,10 +65,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
         }
         const generated = yield* ApiKey.generate(environment)
         const [row] = yield* sql<{ key_id: string }>`
-          INSERT INTO api_keys (account_id, environment, key_hash, prefix)
-          VALUES (${accountId}, ${environment}, ${generated.hash}, ${generated.displayPrefix})
+          INSERT INTO api_keys (account_id, environment, key_hash, prefix, name)
+          VALUES (${accountId}, ${environment}, ${generated.hash}, ${generated.displayPrefix}, ${name})
           RETURNING id AS key_id`
-        return { key_id: row!.key_id, api_key: generated.key, environment }
+        return { key_id: row!.key_id, api_key: generated.key, environment, name }
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ApiKeys.create"))
 
     /** Revokes a key at once; `accountId` limits it to one account's keys (the panel). Revoking again is a no-op. */
@@ -89,15 +95,22 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
     const list = (accountId: string) =>
       Effect.gen(function*() {
         yield* accounts.lock(accountId)
-        const rows = yield* sql<
-          { key_id: string; environment: Environment; prefix: string; created_at: Date; revoked_at: Date | null }
-        >`
-          SELECT id AS key_id, environment, prefix, created_at, revoked_at FROM api_keys
+        const rows = yield* sql<{
+          key_id: string
+          environment: Environment
+          prefix: string
+          name: string | null
+          created_at: Date
+          last_used_at: Date | null
+          revoked_at: Date | null
+        }>`
+          SELECT id AS key_id, environment, prefix, name, created_at, last_used_at, revoked_at FROM api_keys
           WHERE account_id = ${accountId} ORDER BY created_at, id`
         return {
           keys: rows.map((row): KeyListing => ({
             ...row,
             created_at: row.created_at.toISOString(),
+            last_used_at: row.last_used_at?.toISOString() ?? null,
             revoked_at: row.revoked_at?.toISOString() ?? null
           }))
         }
@@ -105,18 +118,22 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
 
     /**
      * The key's account, environment and limits, or none for a malformed, unknown or revoked key.
-     * One indexed statement: it runs on every partner request.
+     * One indexed statement: it runs on every partner request. A key found is noted as used (`KeyUsage`).
      */
     const verify = (key: string): Effect.Effect<Option.Option<AuthenticatedKey>> =>
       ApiKey.parse(key)._tag === "None"
         ? Effect.succeed(Option.none())
-        : Effect.map(Effect.orDie(query(verifyStatement(ApiKey.hash(key)))), (rows) =>
-          Option.map(Option.fromNullable(rows[0]), (row) => ({
+        : Effect.map(Effect.orDie(query(verifyStatement(ApiKey.hash(key)))), (rows) => {
+          const row = rows[0]
+          if (row === undefined) return Option.none()
+          usage.note(row.key_id)
+          return Option.some({
             keyId: row.key_id,
             accountId: row.account_id,
             environment: row.environment,
             limits: { reads: row.reads, writes: row.writes, tests: row.tests }
-          })))
+          })
+        })
 
     return { create, revoke, list, verify } as const
   })

@@ -35,6 +35,8 @@ export const CODE_LENGTH = 6
 /** Lengths the requests below accept; the page at `/panel` gets them too (src/panel/Page.ts). */
 export const Limits = {
   name: 120,
+  /** An API key's name. */
+  keyName: 60,
   traToken: 500,
   establishmentName: 255,
   tipoAcomodacion: 100,
@@ -170,28 +172,52 @@ export const KeyListing = Schema.Struct({
   key_id: Schema.String,
   environment: Environment,
   prefix: Schema.String,
+  name: Schema.NullOr(Schema.String).annotations({ description: "The name given when the key was made; null if none." }),
   created_at: DateTimeString,
+  last_used_at: Schema.NullOr(DateTimeString).annotations({
+    description: "When a request last came with this key, to within a minute; null if never."
+  }),
   revoked_at: Schema.NullOr(DateTimeString)
 }).annotations({ identifier: "PanelKey" })
 export const KeyList = Schema.Struct({ keys: Schema.Array(KeyListing) }).annotations({
   identifier: "PanelKeyList",
   examples: [{
-    keys: [{ key_id: EXAMPLE.keyId, environment: "test", prefix: "svc_test_Q7d2Kx", created_at: EXAMPLE.at, revoked_at: null }]
+    keys: [{
+      key_id: EXAMPLE.keyId,
+      environment: "test",
+      prefix: "svc_test_Q7d2Kx",
+      name: "PMS staging",
+      created_at: EXAMPLE.at,
+      last_used_at: EXAMPLE.at,
+      revoked_at: null
+    }]
   }]
 })
 
-export const CreateKey = Schema.Struct({ environment: Environment }).annotations({
+/** An API key's name: what it is for ("PMS production"), shown in the key list. */
+const KeyName = SingleLineString.pipe(
+  Schema.filter((value) => value.trim().length > 0 || "must not be blank"),
+  Schema.maxLength(Limits.keyName, { message: () => `must be at most ${Limits.keyName} characters` })
+)
+
+export const CreateKey = Schema.Struct({
+  environment: Environment,
+  name: optional(KeyName).annotations({
+    description: "What the key is for, shown in the key list; a live key gets it once its code is confirmed."
+  })
+}).annotations({
   identifier: "PanelCreateKey",
-  examples: [{ environment: "live" }],
+  examples: [{ environment: "live", name: "PMS production" }],
   ...requestOptions
 })
 export const NewKey = Schema.Struct({
   key_id: Schema.String,
   api_key: Schema.String,
-  environment: Environment
+  environment: Environment,
+  name: Schema.NullOr(Schema.String)
 }).annotations({
   identifier: "PanelNewKey",
-  examples: [{ key_id: EXAMPLE.keyId, api_key: "svc_test_Q7d2Kx9mB4vT1nR6sW8zL3pF5hJ0cY2e", environment: "test" }]
+  examples: [{ key_id: EXAMPLE.keyId, api_key: "svc_test_Q7d2Kx9mB4vT1nR6sW8zL3pF5hJ0cY2e", environment: "test", name: "PMS staging" }]
 })
 export const Confirmation = Schema.Struct({ confirmation_id: Schema.String }).annotations({
   identifier: "PanelConfirmation",

@@ -56,6 +56,8 @@ interface CodeRequest {
   readonly email: string
   readonly accountId: string | null
   readonly signupName?: string | null
+  /** A live key's name, given when it was asked for (`PanelKeys`). */
+  readonly keyName?: string | null
   readonly language: Language
   readonly ip: string | null
 }
@@ -91,6 +93,7 @@ const insertCode = (
       email: row.email,
       account_id: row.accountId,
       signup_name: row.signupName ?? null,
+      key_name: row.keyName ?? null,
       language: row.language,
       salt: secret.salt,
       code_hash: secret.codeHash,

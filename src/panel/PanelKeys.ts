@@ -22,7 +22,8 @@ const LiveKeyCode = Schema.Struct({
   id: Schema.String,
   salt: Schema.String,
   code_hash: Schema.String,
-  email: Schema.String
+  email: Schema.String,
+  key_name: Schema.NullOr(Schema.String)
 })
 
 export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
@@ -38,11 +39,17 @@ export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
 
     const listKeys = (user: PanelUser) => keys.list(user.accountId).pipe(Effect.orDie)
 
-    /** A test key at once (201); a live key only after the code e-mailed to the account's e-mail (202). */
-    const requestKey = (user: PanelUser, environment: Environment) =>
+    /**
+     * A test key at once (201); a live key only after the code e-mailed to the account's e-mail (202), its name
+     * kept with the code.
+     */
+    const requestKey = (user: PanelUser, environment: Environment, name?: string) =>
       Effect.gen(function*() {
+        const keyName = name?.trim() ?? null
         if (environment === "test") {
-          const created = yield* keys.create(user.accountId, "test").pipe(Effect.catchTag("AccountNotFound", Effect.die))
+          const created = yield* keys.create(user.accountId, "test", keyName).pipe(
+            Effect.catchTag("AccountNotFound", Effect.die)
+          )
           yield* audit.recordBy(user, "key.created", `${created.key_id} (test)`, {
             environment: "test",
             prefix: displayPrefix(created.api_key)
@@ -61,7 +68,8 @@ export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
           email: user.email,
           accountId: user.accountId,
           language: row.language,
-          ip: user.ip
+          ip: user.ip,
+          keyName
         })
         yield* mail.enqueue({
           to: row.email,
@@ -77,7 +85,7 @@ export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
       Result: LiveKeyCode,
       execute: ({ id, accountId, at }) =>
         sql`
-          SELECT id, salt, code_hash, email FROM panel_codes
+          SELECT id, salt, code_hash, email, key_name FROM panel_codes
           WHERE id = ${id} AND purpose = 'live_key' AND account_id = ${accountId} AND used_at IS NULL
             AND expires_at > ${at} AND attempts < ${CODE_TRIES}
           FOR UPDATE`
@@ -99,7 +107,9 @@ export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
           const row = yield* accounts.get(user.accountId).pipe(Effect.orDie)
           if (!row.live_enabled) return yield* new LiveNotEnabled({ message: "live keys are not enabled for this account", details: {} })
           yield* sql`UPDATE panel_codes SET used_at = ${at} WHERE id = ${found.value.id}`
-          const created = yield* keys.create(user.accountId, "live").pipe(Effect.catchTag("AccountNotFound", Effect.die))
+          const created = yield* keys.create(user.accountId, "live", found.value.key_name).pipe(
+            Effect.catchTag("AccountNotFound", Effect.die)
+          )
           const listed = yield* keys.list(user.accountId).pipe(Effect.orDie)
           const prefix = listed.keys.find((key) => key.key_id === created.key_id)?.prefix ?? created.api_key.slice(0, 15)
           yield* mail.enqueue({

@@ -142,7 +142,7 @@ export const PanelAccountLive = HttpApiBuilder.group(PartnerApi, "panelAccount",
       .handle("keys", () => as(keys.listKeys))
       .handle("createKey", ({ payload }) =>
         as((user) =>
-          Effect.map(keys.requestKey(user, payload.environment), (outcome) =>
+          Effect.map(keys.requestKey(user, payload.environment, payload.name), (outcome) =>
             outcome._tag === "Created"
               ? HttpServerResponse.unsafeJson(outcome.key, { status: 201 })
               : HttpServerResponse.unsafeJson({ confirmation_id: outcome.confirmation_id }, { status: 202 }))))

@@ -167,11 +167,16 @@ describe("keys", () => {
       key_id: expect.stringMatching(UUID),
       environment,
       prefix: expect.any(String),
+      // Keys made by the CLI have no name (the panel names them).
+      name: null,
       created_at: expect.stringMatching(ISO),
       revoked_at: null
     })
+    // When each was last used: none yet, or within a minute of a request (auth/KeyUsage.ts).
+    for (const key of out.keys) expect(key.last_used_at === null || ISO.test(key.last_used_at)).toBe(true)
+    const withoutLastUse = out.keys.map(({ last_used_at: _, ...key }: { last_used_at: unknown }) => key)
     // creation order: sandbox test key, 3 live, test, live
-    expect(out.keys).toEqual([
+    expect(withoutLastUse).toEqual([
       entry("test"),
       { ...entry("live"), key_id: revoked.key_id, revoked_at: revoked.revoked_at },
       { ...entry("live"), key_id: liveKeys[1]!.key_id },
@@ -385,7 +390,8 @@ describe("migrate", () => {
             "0017_secrets_at_rest",
             "0018_delivery_endpoint_due",
             "0019_departure",
-            "0020_report_run_indexes"
+            "0020_report_run_indexes",
+            "0021_key_names"
           ]
         }
       })

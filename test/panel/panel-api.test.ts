@@ -243,10 +243,17 @@ describe("keys, the test environment, live keys (spec Authentication rules 6–9
       (key: { environment: string; revoked_at: string | null }) => key.environment === "test" && key.revoked_at === null
     ).length
     const made: Array<{ key_id: string; api_key: string }> = []
+    // A name is refused when blank or over 60 characters, and changes nothing.
+    for (const name of [" ", "x".repeat(61)]) {
+      const refused = await panel.request("POST", "/api/panel/keys", { json: { environment: "test", name } })
+      expect([refused.status, refused.body.code, refused.body.details.fields?.[0]?.field]).toEqual([400, "invalid_request", "name"])
+    }
+    expect((await panel.request("GET", "/api/panel/keys")).body.keys.filter((key: { revoked_at: string | null; environment: string }) =>
+      key.environment === "test" && key.revoked_at === null)).toHaveLength(active)
     for (let i = active; i < 3; i++) {
-      const res = await panel.request("POST", "/api/panel/keys", { json: { environment: "test" } })
+      const res = await panel.request("POST", "/api/panel/keys", { json: { environment: "test", name: `PMS staging ${i}` } })
       expect(res.status).toBe(201)
-      expect(res.body).toEqual({ key_id: expect.any(String), api_key: expect.stringMatching(/^svc_test_/), environment: "test" })
+      expect(res.body).toEqual({ key_id: expect.any(String), api_key: expect.stringMatching(/^svc_test_/), environment: "test", name: `PMS staging ${i}` })
       made.push(res.body)
     }
     const over = await panel.request("POST", "/api/panel/keys", { json: { environment: "test" } })
@@ -258,15 +265,21 @@ describe("keys, the test environment, live keys (spec Authentication rules 6–9
     if (made[0] !== undefined) {
       expect((await call(app, "GET", "/api/partners/properties", { key: made[0].api_key })).status).toBe(401)
     }
-    // The listing never shows a key, only its prefix.
+    // The listing never shows a key, only its prefix; with the name it was given and when it was last used.
     const listed = await panel.request("GET", "/api/panel/keys")
     expect(JSON.stringify(listed.body)).not.toContain(made[1]?.api_key ?? "svc_test_x")
+    for (const [index, key] of made.entries()) {
+      expect(listed.body.keys.find((k: { key_id: string }) => k.key_id === key.key_id)).toMatchObject({
+        name: `PMS staging ${active + index}`,
+        last_used_at: null
+      })
+    }
   })
 
   test("a live key: the code goes to the account's e-mail, not the member's; then a notice e-mail", async () => {
     const member = await freshMember(MEMBER_A)
     const since = Date.now()
-    const asked = await member.request("POST", "/api/panel/keys", { json: { environment: "live" } })
+    const asked = await member.request("POST", "/api/panel/keys", { json: { environment: "live", name: "  PMS producción " } })
     expect(asked.status).toBe(202)
     expect(asked.body).toEqual({ confirmation_id: expect.stringMatching(/^[0-9a-f-]{36}$/) })
     const code = await smtp.waitForCode(HOLDER_A, { since })
@@ -280,7 +293,10 @@ describe("keys, the test environment, live keys (spec Authentication rules 6–9
       json: { confirmation_id: asked.body.confirmation_id, code }
     })
     expect(confirmed.status).toBe(201)
-    expect(confirmed.body).toEqual({ key_id: expect.any(String), api_key: expect.stringMatching(/^svc_live_/), environment: "live" })
+    expect(confirmed.body).toEqual({ key_id: expect.any(String), api_key: expect.stringMatching(/^svc_live_/), environment: "live", name: "PMS producción" })
+    // The name given when it was asked for, kept with the code, trimmed.
+    const keys = (await member.request("GET", "/api/panel/keys")).body.keys
+    expect(keys.find((k: { key_id: string }) => k.key_id === confirmed.body.key_id)?.name).toBe("PMS producción")
     const toHolder = (mail: { to: ReadonlyArray<string> }) => mail.to.some((to) => to.toLowerCase() === HOLDER_A)
     const notice = await smtp.waitFor((mail) => toHolder(mail) && mail.receivedAt >= since && /svc_live_/.test(mail.text))
     expect(notice.text).toContain(MEMBER_A)

@@ -367,12 +367,17 @@ describe("account panel page (design §8)", () => {
     await page.locator(".data-table tbody tr").first().waitFor()
     expect(await page.locator(".data-table tbody tr").count()).toBe(1)
 
-    // A test key: 201, shown once.
+    // A test key, named: 201, shown once; listed with its name, never used yet; the name field emptied.
+    await page.getByLabel("Nombre de la nueva clave (opcional)").fill("PMS de pruebas")
     await page.getByRole("button", { name: "Crear clave de pruebas" }).click()
     await page.getByRole("heading", { name: "Su nueva clave de pruebas" }).waitFor()
     const created = await page.locator(".secret-box textarea").inputValue()
     expect(created).toMatch(/^svc_test_/)
     await page.locator(".data-table tbody tr").nth(1).waitFor()
+    const namedRow = page.locator(".data-table tbody tr", { hasText: "PMS de pruebas" })
+    expect(await namedRow.textContent()).toContain("Nunca")
+    expect(await page.locator(".data-table thead").textContent()).toContain("Último uso")
+    expect(await page.getByLabel("Nombre de la nueva clave (opcional)").inputValue()).toBe("")
     expect((await call(app, "GET", "/api/partners/properties", { key: created })).status).toBe(200)
     await audit(page, "keys", axe)
     await screenshot(page, "desktop-3-keys")
@@ -405,6 +410,7 @@ describe("account panel page (design §8)", () => {
 
     // A live key: 202, then the code e-mailed to the account's e-mail; a wrong code first.
     const since = Date.now()
+    await page.getByLabel("Nombre de la nueva clave (opcional)").fill("PMS producción")
     await page.getByRole("button", { name: "Crear clave de producción" }).click()
     await page.getByRole("heading", { name: "Confirmar la clave de producción" }).waitFor()
     expect(await page.textContent("#live-code-hint")).toBe(
@@ -427,6 +433,7 @@ describe("account panel page (design §8)", () => {
     expect(live).toMatch(/^svc_live_/)
     expect(await page.textContent(".secret-box")).toContain(`Enviamos un aviso de esta clave nueva a ${HOLDER}.`)
     await page.locator(".data-table tbody tr", { hasText: live.slice(0, 15) }).waitFor()
+    expect(await page.locator(".data-table tbody tr", { hasText: live.slice(0, 15) }).textContent()).toContain("PMS producción")
 
     // The notice reached the SMTP server: the prefix, who, never the key.
     const notice = await smtp.waitFor((mail) =>
@@ -1132,7 +1139,8 @@ describe("account panel page (design §8)", () => {
     expect(await page.getAttribute("html", "lang")).toBe("en")
     expect(await page.title()).toBe("API keys · Account panel")
     await page.locator(".data-table tbody tr").first().waitFor()
-    const shown = await page.locator(".data-table tbody td:nth-child(3)").first().textContent()
+    // Columns: name, environment, prefix, created, last used, state, actions.
+    const shown = await page.locator(".data-table tbody td:nth-child(4)").first().textContent()
     expect(shown).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M$/)
     const cookie = holderState.cookies.find((c) => c.name === "panel_session")!.value
     const keys = (await call(app, "GET", "/api/panel/keys", { headers: { cookie: `panel_session=${cookie}` } }))

@@ -31,7 +31,8 @@ export const APPLIED_MIGRATIONS = [
   { migration_id: 17, name: "secrets_at_rest" },
   { migration_id: 18, name: "delivery_endpoint_due" },
   { migration_id: 19, name: "departure" },
-  { migration_id: 20, name: "report_run_indexes" }
+  { migration_id: 20, name: "report_run_indexes" },
+  { migration_id: 21, name: "key_names" }
 ]
 
 export interface TestDatabase {

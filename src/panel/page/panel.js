@@ -1120,9 +1120,14 @@
       fill(
         list,
         table("keysTableCaption", [
+          { label: "col_keyName", cell: (key) => key.name === null ? h("span", { class: "muted", text: "keyUnnamed" }) : key.name },
           { label: "col_environment", cell: (key) => envBadge(key.environment) },
           { label: "col_prefix", cell: (key) => h("code", {}, `${key.prefix}…`) },
           { label: "col_created", cell: (key) => instant(key.created_at) },
+          {
+            label: "col_lastUsed",
+            cell: (key) => key.last_used_at === null ? h("span", { class: "muted", text: "keyNeverUsed" }) : instant(key.last_used_at)
+          },
           {
             label: "col_state",
             cell: (key) => key.revoked_at === null
@@ -1150,7 +1155,39 @@
       showMessage(line, "error", res.status === 0 ? "err_network" : "err_unexpected", { code: res.code ?? res.status })
     }
 
+    // The new key's name (optional): sent with either button; a live key gets it once its code is confirmed.
+    const nameControl = input({ maxlength: LIMITS.keyName, autocomplete: "off" })
+    const nameField = h(
+      "form",
+      { novalidate: true, class: "stack", "aria-label": { t: "newKeyFormLabel" } },
+      field("key-name", "name", nameControl, { label: "field_keyName", hint: "hint_keyName" })
+    )
+    // Enter in the name field chooses neither environment: the buttons do.
+    nameField.addEventListener("submit", (event) => event.preventDefault())
+    const newKeyForm = h(
+      "div",
+      { class: "stack" },
+      nameField,
+      h(
+        "div",
+        { class: "actions" },
+        actionButton({ class: "primary", text: "createTestKey" }, () => createTest()),
+        actionButton({ class: "secondary", text: "createLiveKey" }, () => requestLive())
+      )
+    )
+    const named = (body) => {
+      const name = nameControl.value.trim()
+      return name === "" ? body : { ...body, name }
+    }
+    const nameRefused = (res) => {
+      const fields = res.code === "invalid_request" && Array.isArray(res.body?.details?.fields) ? res.body.details.fields : []
+      if (!fields.some((problem) => String(problem.field) === "name")) return false
+      showFieldErrors(nameField, { name: ["err_field_keyName", { max: LIMITS.keyName }] })
+      return true
+    }
+
     const showNewKey = (key, note) => {
+      nameControl.value = ""
       const box = secretBox(key.api_key, key.environment === "live" ? "newLiveKeyTitle" : "newTestKeyTitle", note)
       fill(area, box)
       focusHeadingOf(box)
@@ -1160,17 +1197,21 @@
 
     const createTest = async () => {
       hideMessage(line)
-      const res = await api("POST", "/keys", { environment: "test" })
+      clearErrors(nameField, line)
+      const res = await api("POST", "/keys", named({ environment: "test" }))
       if (!live()) return
       if (res.status === 201) return showNewKey(res.body)
+      if (nameRefused(res)) return
       failed({ ...res, env: "test" })
     }
 
     const requestLive = async () => {
       hideMessage(line)
-      const res = await api("POST", "/keys", { environment: "live" })
+      clearErrors(nameField, line)
+      const res = await api("POST", "/keys", named({ environment: "live" }))
       if (!live()) return
       if (res.status === 202) return confirmLive(res.body.confirmation_id)
+      if (nameRefused(res)) return
       failed({ ...res, env: "live" })
     }
 
@@ -1238,12 +1279,7 @@
         intro("keysIntro"),
         state.account.live_enabled ? null : h("p", { class: "message message-info", text: "liveNotEnabledNote" })
       ].filter((child) => child !== null),
-      h(
-        "div",
-        { class: "actions" },
-        actionButton({ class: "primary", text: "createTestKey" }, createTest),
-        actionButton({ class: "secondary", text: "createLiveKey" }, requestLive)
-      ),
+      newKeyForm,
       line,
       area,
       h("h2", { id: "keys-list-title", tabindex: "-1", text: "keysListTitle" }),
