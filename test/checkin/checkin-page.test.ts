@@ -433,9 +433,12 @@ describe("guest check-in page (design §5, issue 6)", () => {
     }, { times: 1 })
     await submit(page)
     await page.locator(".form-errors").waitFor({ state: "visible" })
-    // What the form holds is valid, so the page cannot explain these in its own words: the server's are shown.
-    expect(await fieldError(page, "numero_documento")).toBe("Dato no aceptado: must be letters and digits only (^[a-zA-Z0-9]+$)")
-    expect(await fieldError(page, "fecha_nacimiento")).toBe("Dato no aceptado: is required when tipo_documento is Pasaporte")
+    // What the form holds is valid, so its own rules cannot explain these: each field's own words, never the
+    // server's English.
+    expect(await fieldError(page, "numero_documento")).toBe("Revise el número: solo letras y números, tal como aparece en el documento.")
+    expect(await fieldError(page, "fecha_nacimiento")).toBe(
+      "Revise la fecha de nacimiento: es obligatoria con un documento extranjero y no puede ser posterior a hoy."
+    )
     expect(await fieldState(page, "numero_documento")).toMatchObject({ invalid: "true", focused: true })
     expect(await fieldState(page, "fecha_nacimiento")).toMatchObject({ invalid: "true" })
     expect(await seriousViolations(page)).toEqual([])
@@ -450,7 +453,8 @@ describe("guest check-in page (design §5, issue 6)", () => {
     expect(await fieldState(page, "numero_documento")).toMatchObject({ invalid: "true", focused: true })
     expect(await seriousViolations(page)).toEqual([])
 
-    // A rule only the server knows still shows, in its words, next to its field.
+    // A rule only the server knows still shows next to its field, in the page's words; a field the form does not
+    // hold is named in the summary by its label.
     await page.route("**/api/checkin/*/guests", (route) =>
       route.fulfill({
         status: 400,
@@ -458,14 +462,26 @@ describe("guest check-in page (design §5, issue 6)", () => {
         body: JSON.stringify({
           error: "invalid request: ciudad_residencia",
           code: "invalid_request",
-          details: { fields: [{ field: "ciudad_residencia", message: "must not contain the NUL character (U+0000)" }] }
+          details: {
+            fields: [
+              { field: "ciudad_residencia", message: "must not contain the NUL character (U+0000)" },
+              { field: "signer_name", message: "must be at most 200 characters" },
+              { field: "unknown_thing", message: "is not allowed" }
+            ]
+          }
         })
       }), { times: 1 })
     await page.fill("#f-numero_documento", "CD987654")
     await submit(page)
     await page.waitForFunction(() => !document.getElementById("f-ciudad_residencia-error")!.hidden)
-    expect(await fieldError(page, "ciudad_residencia")).toBe("Dato no aceptado: must not contain the NUL character (U+0000)")
+    expect(await fieldError(page, "ciudad_residencia")).toBe(
+      "Este dato no fue aceptado: revíselo (sin símbolos especiales ni saltos de línea) e inténtelo de nuevo."
+    )
     expect(await fieldError(page, "numero_documento")).toBeNull()
+    expect(await page.locator(".form-errors li").allTextContents()).toContain(
+      "No se aceptaron estos datos: Nombre completo de quien firma, unknown_thing. Recargue la página e inténtelo de nuevo."
+    )
+    expect(await page.locator(".form-errors").textContent()).not.toContain("must")
 
     await submit(page)
     await heading(page, "Registro completo")

@@ -86,6 +86,7 @@
   /** An argument of a text: a plain value, `{date}` (formatted in the language) or `{key}` (translated). */
   const resolveArg = (value) => {
     if (value === null || value === undefined) return ""
+    if (Array.isArray(value)) return value.map(resolveArg).join(", ")
     if (typeof value === "object") return "date" in value ? formatDate(value.date) : t(value.key)
     return String(value)
   }
@@ -477,9 +478,16 @@
   }
 
   /**
+   * A field the server refused though the page's own rules passed it: the page's words for that field
+   * (`err_field_<name>`), else a general one. The server's English `message` is never shown (issue 26 item 3).
+   */
+  const refusedField = (name) => [`err_field_${name}` in TEXTS.es ? `err_field_${name}` : "err_fieldRefused"]
+
+  /**
    * The server's answer to a failed write, shown where it belongs: `invalid_request` fields next to their
-   * inputs (in the page's own words when the client's rules explain the field, else the server's message),
-   * a duplicate document next to its number, an expired or cancelled stay as the end state.
+   * inputs (in the page's own words: the client's rule that explains the field, else the field's own refusal),
+   * fields the form does not hold named in the summary, a duplicate document next to its number, an expired or
+   * cancelled stay as the end state.
    */
   const showFailure = (form, res, localErrors) => {
     const code = res.body?.code
@@ -490,10 +498,15 @@
       const local = localErrors()
       const errors = {}
       const general = []
-      for (const { field: name, message } of res.body.details?.fields ?? []) {
-        if (errors[name] !== undefined) continue
-        if (form.elements.namedItem(name) !== null) errors[name] = local[name] ?? ["err_server", { message }]
-        else general.push(["err_server", { message: `${name}: ${message}` }])
+      const others = []
+      for (const { field } of res.body.details?.fields ?? []) {
+        const name = String(field).split(/[.[]/)[0]
+        if (errors[name] !== undefined || others.includes(name)) continue
+        if (form.elements.namedItem(name) !== null) errors[name] = local[name] ?? refusedField(name)
+        else others.push(name)
+      }
+      if (others.length > 0) {
+        general.push(["err_otherFields", { fields: others.map((name) => `field_${name}` in TEXTS.es ? { key: `field_${name}` } : name) }])
       }
       return showErrors(form, errors, general)
     }
