@@ -720,6 +720,73 @@ describe("account panel page (design §8)", () => {
     await context.close()
   }, 90_000)
 
+  test("webhooks on a phone: add, test, read a delivery, change, rotate and deactivate, without sideways scrolling", async () => {
+    receiver.on("/phone-hook", 200)
+    const { context, page, errors } = await open(PHONE, { path: "/panel?env=test#/webhooks" })
+    const axe: Record<string, Array<string>> = {}
+    const width = () => page.evaluate(() => document.documentElement.scrollWidth)
+    await title(page, "Webhooks")
+    await page.getByText("No hay destinos en este entorno.").waitFor()
+
+    // Add: every event, guests included.
+    await page.getByRole("button", { name: "Agregar destino" }).click()
+    const form = page.locator("form.endpoint-form")
+    await form.getByLabel("URL del destino").fill(`${receiver.url}/phone-hook`)
+    await form.getByRole("button", { name: "Agregar destino" }).click()
+    const secret = page.locator(".secret-box")
+    await secret.getByRole("heading", { name: "Secreto de firma del nuevo destino" }).waitFor()
+    expect(await secret.locator("textarea").inputValue()).toMatch(/^whsec_/)
+    expect(await secret.getByRole("button", { name: "Copiar" }).isVisible()).toBe(true)
+    expect(await width()).toBeLessThanOrEqual(390)
+    await audit(page, "phone-webhook-secret", axe)
+    await page.getByRole("button", { name: "Listo" }).click()
+    const card = page.locator("article.endpoint", { hasText: "/phone-hook" })
+    await card.waitFor()
+
+    // A test ping, then its delivery in the log and the dialog with what was sent and answered.
+    await card.getByRole("button", { name: "Enviar prueba" }).click()
+    await card.locator(".ping-ok").waitFor()
+    await page.getByRole("button", { name: "Actualizar" }).click()
+    const row = page.locator(".deliveries-table tbody tr", { hasText: "/phone-hook" }).first()
+    await row.waitFor()
+    await row.getByRole("button", { name: /^Ver la entrega ping del / }).click()
+    const dialog = page.getByRole("dialog", { name: "Entrega" })
+    await dialog.locator("pre.payload").waitFor()
+    expect((await dialog.locator(".data-table tbody tr").first().locator("td").allTextContents())[1]).toBe("200")
+    expect(await width()).toBeLessThanOrEqual(390)
+    const box = (await dialog.boundingBox())!
+    expect(box.x).toBeGreaterThanOrEqual(0)
+    expect(box.x + box.width).toBeLessThanOrEqual(390)
+    await audit(page, "phone-delivery-dialog", axe)
+    await dialog.getByRole("button", { name: "Cerrar" }).click()
+
+    // Change: guests included.
+    await card.getByRole("button", { name: "Cambiar", exact: true }).click()
+    await page.getByRole("heading", { name: "Cambiar destino" }).waitFor()
+    await page.getByRole("checkbox", { name: "Incluir los datos de los huéspedes" }).check()
+    await page.getByRole("button", { name: "Guardar cambios" }).click()
+    await page.locator("#screen").getByText("Cambios guardados.").waitFor()
+
+    // Rotate, confirmed: the new secret once.
+    await card.getByRole("button", { name: "Cambiar secreto" }).click()
+    await page.getByRole("dialog", { name: "¿Cambiar el secreto de firma?" }).getByRole("button", { name: "Cambiar secreto" }).click()
+    await page.getByRole("heading", { name: "Nuevo secreto de firma" }).waitFor()
+    expect(await card.locator(".secret-box textarea").inputValue()).toMatch(/^whsec_/)
+    expect(await width()).toBeLessThanOrEqual(390)
+
+    // Deactivate, confirmed.
+    await card.getByRole("button", { name: "Desactivar" }).click()
+    await page.getByRole("dialog", { name: "¿Desactivar este destino?" }).getByRole("button", { name: "Desactivar" }).click()
+    await page.locator("#screen").getByText(`Se desactivó el destino ${receiver.url}/phone-hook.`).waitFor()
+    expect((await db.query<{ active: boolean; include_guests: boolean }>(
+      "SELECT is_active AS active, include_guests FROM webhook_endpoints WHERE url = $1",
+      [`${receiver.url}/phone-hook`]
+    ))).toEqual([{ active: false, include_guests: true }])
+    expect(axe).toEqual({ "phone-webhook-secret": [], "phone-delivery-dialog": [] })
+    expect(errors).toEqual([])
+    await context.close()
+  }, 90_000)
+
   test("one environment for the whole panel: in the URL, kept across screens and a reload, a banner while it is test", async () => {
     const { context, page, errors } = await open(DESKTOP, { path: "/panel#/webhooks" })
     await title(page, "Webhooks")
@@ -967,8 +1034,9 @@ describe("account panel page (design §8)", () => {
     expect(matching(new RegExp(`^Agregó a ${MEMBER.replace(".", "\\.")} como miembro$`))).toHaveLength(1)
     expect(matching(/^Agregó el destino de webhooks http:\/\/127\.0\.0\.1:\d+\/hotel-hook \(pruebas\)$/)).toHaveLength(1)
     expect(matching(/^Cambió los datos de huéspedes del destino http:\/\/127\.0\.0\.1:\d+\/hotel-hook$/)).toHaveLength(1)
-    expect(matching(/^Cambió el secreto de firma del destino /)).toHaveLength(1)
-    expect(matching(/^Desactivó el destino /)).toHaveLength(1)
+    // The desktop flow's endpoint and the phone flow's, each rotated and deactivated once.
+    expect(matching(/^Cambió el secreto de firma del destino http:\/\/127\.0\.0\.1:\d+\/(hotel|phone)-hook$/)).toHaveLength(2)
+    expect(matching(/^Desactivó el destino http:\/\/127\.0\.0\.1:\d+\/(hotel|phone)-hook$/)).toHaveLength(2)
     // No identifier, field name or environment code shown raw.
     expect(actions.join("\n")).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-|tra_token|\blive\b|\btest\b/)
     expect(await seriousViolations(page)).toEqual([])
