@@ -17,6 +17,7 @@ import m0018 from "./0018_delivery_endpoint_due.ts"
 import m0019 from "./0019_departure.ts"
 import m0020 from "./0020_report_run_indexes.ts"
 import m0021 from "./0021_key_names.ts"
+import m0022 from "./0022_delivery_history_retention.ts"
 
 /** Static imports keep migrations bundle-safe and free of file-system scans (design §3). Append only. */
 export const migrations = {
@@ -37,7 +38,8 @@ export const migrations = {
   "0018_delivery_endpoint_due": m0018,
   "0019_departure": m0019,
   "0020_report_run_indexes": m0020,
-  "0021_key_names": m0021
+  "0021_key_names": m0021,
+  "0022_delivery_history_retention": m0022
 }
 
 export const loader = Migrator.fromRecord(migrations)

@@ -41,6 +41,7 @@ import * as TraClient from "./compliance/TraClient.ts"
 import * as DocumentStore from "./documents/DocumentStore.ts"
 import * as PhotoFetcher from "./documents/PhotoFetcher.ts"
 import { photoQueue } from "./documents/PhotoJobs.ts"
+import * as HistoryRetention from "./webhooks/HistoryRetention.ts"
 import * as Retention from "./documents/Retention.ts"
 import * as Mailer from "./mail/Mailer.ts"
 import * as MailQueueModule from "./mail/MailQueue.ts"
@@ -257,6 +258,7 @@ const Workers = Layer.mergeAll(
     Layer.provide([ReservationsLayer, DocumentStore.filesystem])
   ),
   DeliveryLoop.layer,
+  HistoryRetention.loop.pipe(Layer.provide(HistoryRetention.HistoryRetention.Default)),
   ReportRunsModule.loop,
   AlertsModule.loop.pipe(Layer.provide(AlertsModule.Alerts.Default))
 )

@@ -75,6 +75,11 @@ export interface AppConfigShape {
    * `SHUTDOWN_DRAIN_SECONDS`, default 10.
    */
   readonly shutdownDrain: Duration.Duration
+  /**
+   * How long delivered webhook events and their deliveries are kept (`EVENT_RETENTION_DAYS`, default 90, at least
+   * 7: the recovery window of design §6.14); the worker deletes older ones (`webhooks/HistoryRetention.ts`).
+   */
+  readonly eventRetentionDays: number
   /** `open`: anyone may sign up in the panel (test environment only until an operator enables live), design §8. */
   readonly panelSignup: "open" | "closed"
   /**
@@ -246,6 +251,13 @@ const config = Config.all({
       validation: (seconds) => seconds >= 0 && seconds <= 3600
     }),
     Config.map(Duration.seconds)
+  ),
+  eventRetentionDays: Config.integer("EVENT_RETENTION_DAYS").pipe(
+    Config.withDefault(90),
+    Config.validate({
+      message: "EVENT_RETENTION_DAYS must be a whole number of days between 7 and 3650",
+      validation: (days) => days >= 7 && days <= 3650
+    })
   ),
   panelSignup: optionalChoice("PANEL_SIGNUP", ["open", "closed"]).pipe(
     Config.map(Option.getOrElse(() => "closed" as const))

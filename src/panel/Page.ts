@@ -51,7 +51,8 @@ const clientRules = Effect.map(AppConfig, (config) => ({
   reservationsPageSize: RESERVATIONS_PAGE_SIZE,
   // The service's own report warnings, by their text: the page words them (issue 26); an authority's words stay.
   warnings: Object.fromEntries(Object.entries(Warnings).map(([name, text]) => [text, name])),
-  deliveriesPageSize: DELIVERIES_PAGE_SIZE
+  deliveriesPageSize: DELIVERIES_PAGE_SIZE,
+  eventRetentionDays: config.eventRetentionDays
 }))
 
 const isPanelPath = (url: string) =>

@@ -43,6 +43,12 @@ export const webhookAttempts = Metric.counter("webhook_attempts", {
   incremental: true
 })
 
+/** Rows of the webhook delivery history deleted past `EVENT_RETENTION_DAYS`, by table (events, webhook_deliveries). */
+export const webhookHistoryDeleted = Metric.counter("webhook_history_deleted", {
+  description: "Rows of the webhook delivery history deleted past EVENT_RETENTION_DAYS, by table (events, webhook_deliveries)",
+  incremental: true
+})
+
 /** Calls to the authorities by authority (tra, sire) and outcome (the client's classification of the answer). */
 export const authoritySubmissions = Metric.counter("authority_submissions", {
   description: "Submissions to the authorities (tra, sire) by outcome (Accepted, Rejected, Misconfigured, Unknown, …)",

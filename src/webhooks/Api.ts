@@ -67,6 +67,11 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .setUrlParams(DeliveriesQuery)
       .addSuccess(DeliveryList)
       .annotate(OpenApi.Summary, "Delivery history, most recent first")
+      .annotate(
+        OpenApi.Description,
+        "Delivered events and their deliveries are kept for `EVENT_RETENTION_DAYS` (90 by default) and then deleted; " +
+          "pending, retrying and failed deliveries are kept until they end."
+      )
   )
   .add(
     HttpApiEndpoint.post("redeliver", "/api/partners/webhooks/deliveries/:id/redeliver")

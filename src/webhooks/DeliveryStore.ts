@@ -503,10 +503,46 @@ const historyStatements = (sql: SqlClient.SqlClient) => {
   } as const
 }
 
+/** The retention of the delivery history (issue 27 item 4; `HistoryRetention`). */
+const retentionStatements = (sql: SqlClient.SqlClient) => {
+  /**
+   * One batch of the history past its retention, in one transaction: events created before `before` whose every
+   * delivery was delivered (or that had none), of no reservation with a report still pending, deleted with their
+   * deliveries; answers how many rows of each went. Never a pending or failed delivery (a failed one may still be
+   * recovered by an operator); a delivery redelivered meanwhile is re-read under its lock and kept, with its event.
+   */
+  const deleteHistory = (before: Date, limit: number) =>
+    Effect.gen(function*() {
+      const doomed = yield* sql<{ seq: string }>`
+        SELECT ev.seq FROM events ev
+        WHERE ev.created_at < ${before}
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = ev.seq AND d.status <> 'delivered')
+          AND NOT EXISTS (
+            SELECT 1 FROM reservations r
+            WHERE r.id = ev.reservation_id
+              AND 'pending' IN (r.tra->>'status', r.sire->>'status', r.sire->'exit'->>'status'))
+        ORDER BY ev.seq
+        LIMIT ${limit}
+        FOR UPDATE OF ev SKIP LOCKED`
+      if (doomed.length === 0) return { events: 0, deliveries: 0 }
+      const seqs = doomed.map((row) => row.seq)
+      const deliveries = yield* sql`
+        DELETE FROM webhook_deliveries WHERE event_seq IN ${sql.in(seqs)} AND status = 'delivered' RETURNING seq`
+      const events = yield* sql`
+        DELETE FROM events ev WHERE ev.seq IN ${sql.in(seqs)}
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = ev.seq)
+        RETURNING ev.seq`
+      return { events: events.length, deliveries: deliveries.length }
+    }).pipe(sql.withTransaction)
+
+  return { deleteHistory } as const
+}
+
 export const make = Effect.map(SqlClient.SqlClient, (sql) => ({
   ...outboxStatements(sql),
   ...queueStatements(sql),
   ...historyStatements(sql),
+  ...retentionStatements(sql),
   withTransaction: sql.withTransaction
 }))
 

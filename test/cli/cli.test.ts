@@ -391,7 +391,8 @@ describe("migrate", () => {
             "0018_delivery_endpoint_due",
             "0019_departure",
             "0020_report_run_indexes",
-            "0021_key_names"
+            "0021_key_names",
+            "0022_delivery_history_retention"
           ]
         }
       })

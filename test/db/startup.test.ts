@@ -70,7 +70,7 @@ test("processes booting together on one fresh database apply each migration once
       expect(await ready.json()).toEqual({ status: "ready", database: "postgres", role: "api" })
     }
     expect(await target.query("SELECT migration_id, name FROM schema_migrations ORDER BY migration_id")).toEqual(APPLIED_MIGRATIONS)
-    const applied = services.filter((s) => s.output().includes("applied migrations: 0001_foundation, 0002_reservations, 0003_documents, 0004_webhooks, 0005_compliance, 0006_checkin, 0007_mail, 0008_panel, 0009_event_order, 0010_report_safety, 0011_reference_overrides, 0015_alerts, 0016_trace_context, 0017_secrets_at_rest, 0018_delivery_endpoint_due, 0019_departure, 0020_report_run_indexes, 0021_key_names"))
+    const applied = services.filter((s) => s.output().includes("applied migrations: 0001_foundation, 0002_reservations, 0003_documents, 0004_webhooks, 0005_compliance, 0006_checkin, 0007_mail, 0008_panel, 0009_event_order, 0010_report_safety, 0011_reference_overrides, 0015_alerts, 0016_trace_context, 0017_secrets_at_rest, 0018_delivery_endpoint_due, 0019_departure, 0020_report_run_indexes, 0021_key_names, 0022_delivery_history_retention"))
     expect(applied).toHaveLength(1)
     expect(await Promise.all(services.map((s) => s.stop()))).toEqual([0, 0, 0])
   } finally {

@@ -625,6 +625,8 @@ describe("account panel page (design §8)", () => {
       ))[0]!.n === 1
     )
     await page.getByRole("button", { name: "Actualizar" }).click()
+    // How far back the log goes (EVENT_RETENTION_DAYS, 90 by default).
+    await page.getByText("Se conservan las entregas de los últimos 90 días; las pendientes y fallidas, hasta que terminen.").waitFor()
     const rows = page.locator(".deliveries-table tbody tr")
     await rows.first().locator(".badge", { hasText: "Reintentando" }).waitFor()
     expect(await page.locator(".delivery-counts").last().textContent()).toContain("Reintentando: 1")

@@ -32,7 +32,8 @@ export const APPLIED_MIGRATIONS = [
   { migration_id: 18, name: "delivery_endpoint_due" },
   { migration_id: 19, name: "departure" },
   { migration_id: 20, name: "report_run_indexes" },
-  { migration_id: 21, name: "key_names" }
+  { migration_id: 21, name: "key_names" },
+  { migration_id: 22, name: "delivery_history_retention" }
 ]
 
 export interface TestDatabase {

@@ -1959,6 +1959,7 @@
           h("h2", { id: "deliveries-title", tabindex: "-1", text: "deliveriesTitle" }),
           actionButton({ class: "secondary small", text: "refresh" }, () => loadDeliveries())
         ),
+        h("p", { class: "hint", text: ["deliveriesKept", { days: RULES.eventRetentionDays }] }),
         filters,
         line,
         deliveries
