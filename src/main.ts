@@ -4,6 +4,7 @@ import { BunRuntime } from "@effect/platform-bun"
 import { Cause, ConfigError, Console, Effect, Layer, Option } from "effect"
 import { App } from "./App.ts"
 import * as AppConfig from "./config/AppConfig.ts"
+import { DataDirNotWritable } from "./config/DataDir.ts"
 import * as Logging from "./config/Logging.ts"
 import { DatabaseUnavailable } from "./db/Database.ts"
 import { DataDirInUse, DataDirLockUnreadable } from "./db/DataDirLock.ts"
@@ -14,7 +15,8 @@ const startupFailure = (cause: Cause.Cause<unknown>) => {
   if (failure instanceof DatabaseUnavailable) {
     return `start-up failed: ${failure.message}. Set DATABASE_URL to a reachable PostgreSQL, or unset it to use the embedded database.`
   }
-  return failure instanceof DataDirInUse || failure instanceof DataDirLockUnreadable || failure instanceof SecretsKeyRequired
+  return failure instanceof DataDirInUse || failure instanceof DataDirLockUnreadable || failure instanceof SecretsKeyRequired ||
+      failure instanceof DataDirNotWritable
     ? `start-up failed: ${failure.message}`
     : `start-up failed: ${Cause.pretty(cause)}`
 }

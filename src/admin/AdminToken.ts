@@ -3,6 +3,7 @@ import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import { randomBytes } from "node:crypto"
 import { AppConfig } from "../config/AppConfig.ts"
+import { writeNewFile } from "../config/DataDir.ts"
 
 /** The secret that authenticates the admin RPC. */
 export class AdminToken extends Context.Tag("admin/AdminToken")<AdminToken, Redacted.Redacted>() {}
@@ -22,12 +23,8 @@ export const layer = Layer.effect(
     const existing = yield* Effect.promise(() => NodeFs.readFile(file, "utf8").then((t) => t.trim(), () => ""))
     if (existing !== "") return Redacted.make(existing)
     const token = randomBytes(32).toString("hex")
-    yield* Effect.promise(async () => {
-      await NodeFs.mkdir(NodePath.dirname(file), { recursive: true })
-      await NodeFs.writeFile(file, `${token}\n`, { mode: 0o600, flag: "wx" }).catch(async () => {
-        // another instance won the race; use its token
-      })
-    })
+    // Another instance may win the race to write it: its token is then the one read back.
+    yield* writeNewFile(file, `${token}\n`)
     const stored = yield* Effect.promise(() => NodeFs.readFile(file, "utf8").then((t) => t.trim()))
     yield* Effect.logInfo(`admin token generated and written to ${file} (mode 0600)`)
     return Redacted.make(stored)

@@ -3,6 +3,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import { AppConfig } from "../config/AppConfig.ts"
+import { writeNewFile } from "../config/DataDir.ts"
 
 /**
  * Secrets at rest (design §3, §9): TRA tokens and webhook signing secrets are stored as
@@ -131,14 +132,8 @@ const keyFromFile = (dataDir: string) =>
     const file = keyFile(dataDir)
     const read = Effect.promise(() => NodeFs.readFile(file, "utf8").then((text) => text, () => undefined))
     const existing = yield* read
-    if (existing === undefined) {
-      yield* Effect.promise(async () => {
-        await NodeFs.mkdir(NodePath.dirname(file), { recursive: true })
-        await NodeFs.writeFile(file, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600, flag: "wx" }).catch(() => {
-          // another process won the race; use its key
-        })
-      })
-    }
+    // Another process may win the race to write it: its key is then the one read back.
+    if (existing === undefined) yield* writeNewFile(file, `${randomBytes(32).toString("base64")}\n`)
     const stored = existing ?? (yield* read) ?? ""
     const key = decodeKeyFile(stored)
     if (key === undefined) {

@@ -18,6 +18,31 @@ const listing = async (dir: string) =>
     .map((entry) => NodePath.relative(dir, NodePath.join(entry.parentPath, entry.name)))
     .sort()
 
+/** The distinct permission bits of a tree's directories (itself included) and files. */
+const modes = async (dir: string) => {
+  const entries = await NodeFs.readdir(dir, { recursive: true, withFileTypes: true })
+  const of = async (path: string) => (await NodeFs.stat(path)).mode & 0o777
+  const dirs = new Set([await of(dir)])
+  const files = new Set<number>()
+  for (const entry of entries) {
+    const path = NodePath.join(entry.parentPath, entry.name)
+    if (entry.isDirectory()) dirs.add(await of(path))
+    else if (entry.isFile()) files.add(await of(path))
+  }
+  return { dirs: [...dirs].sort(), files: [...files].sort() }
+}
+
+test("the template script (the image's build step, --strict) leaves the template readable by every user", async () => {
+  const path = await EmbeddedTemplate.templatePath()
+  await ensureEmbeddedTemplate()
+  // As initdb leaves it when run as root: 0600 files (the image's `bun` user got EACCES on them).
+  await NodeFs.chmod(NodePath.join(path, "PG_VERSION"), 0o600)
+  const script = Bun.spawnSync([process.execPath, "scripts/embedded-template.ts", "--strict"], { stdout: "pipe", stderr: "pipe" })
+  expect(script.exitCode).toBe(0)
+  expect(script.stdout.toString()).toContain(`embedded database template ready in`)
+  expect(await modes(path)).toEqual({ dirs: [0o755], files: [0o644] })
+}, 120_000)
+
 test("a missing template is made by initdb and the migrations, put in place whole, nothing partial left", async () => {
   const path = await EmbeddedTemplate.templatePath()
   const aside = `${path}.aside-${process.pid}`
@@ -25,6 +50,8 @@ test("a missing template is made by initdb and the migrations, put in place whol
   try {
     expect(await ensureEmbeddedTemplate()).toBe(path)
     expect(await EmbeddedTemplate.isInitialised(path)).toBe(true)
+    // Readable by every user: the image makes it as root and runs as `bun` (issue 27).
+    expect(await modes(path)).toEqual({ dirs: [0o755], files: [0o644] })
     const siblings = await NodeFs.readdir(NodePath.dirname(path))
     expect(siblings.filter((name) => name.includes(".partial"))).toEqual([])
   } finally {
@@ -45,6 +72,8 @@ test("a fresh directory receives a whole copy of the template, every migration a
     expect(await EmbeddedTemplate.isInitialised(dir)).toBe(true)
     expect(await listing(dir)).toEqual(await listing(await ensureEmbeddedTemplate()))
     expect((await NodeFs.readdir(root)).sort()).toEqual(["pg"])
+    // The copy is the owner's only, as initdb makes a cluster.
+    expect(await modes(dir)).toEqual({ dirs: [0o700], files: [0o600] })
     const { PGlite } = await import("@electric-sql/pglite")
     const db = await PGlite.create(dir, { startParams: await EmbeddedTemplate.startParams() })
     try {

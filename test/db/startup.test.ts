@@ -94,3 +94,15 @@ test("LOG_FORMAT=json writes one JSON document per log line", async () => {
   expect(lines.length).toBeGreaterThan(0)
   for (const line of lines) expect(JSON.parse(line)).toMatchObject({ logLevel: expect.any(String), message: expect.anything() })
 }, 20_000)
+
+test("a DATA_DIR the process cannot write stops start-up saying so, not that a key is malformed", async () => {
+  // Tests run as root, which writes any directory: a DATA_DIR under a regular file cannot be made by anyone.
+  const file = `${dataDir}/not-a-directory`
+  await NodeFs.writeFile(file, "")
+  const output = await refusedStart(spawnService({ DATA_DIR: `${file}/data` }), "exit on an unwritable DATA_DIR")
+  expect(output).toContain(`start-up failed: cannot write ${file}/data/`)
+  expect(output).toContain("ENOTDIR")
+  expect(output).toContain("DATA_DIR must be a directory this process")
+  expect(output).not.toContain("does not hold a 32-byte base64 key")
+  expect(output).not.toContain("listening on")
+}, 30_000)
