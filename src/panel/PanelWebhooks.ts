@@ -201,7 +201,7 @@ export class PanelWebhooks extends Effect.Service<PanelWebhooks>()("panel/PanelW
       })
 
     const redeliver = (user: PanelUser, id: string) =>
-      Effect.flatMap(deliveries.environmentOf(user.accountId, { delivery: id }), Option.match({
+      Effect.flatMap(deliveries.environmentOf(user.accountId, id), Option.match({
         onNone: () => Effect.fail(deliveryNotFound(id)),
         onSome: (environment) => deliveries.redeliver(asKey(user, environment), id)
       }))

@@ -249,13 +249,11 @@ export class Deliveries extends Effect.Service<Deliveries>()("webhooks/Deliverie
     const nextDueAt = Effect.flatMap(DateTime.now, (now) => store.nextDueAt(DateTime.toDateUtc(now)))
 
     /**
-     * The environment of an account's delivery or active endpoint, for entrances that name them by id alone
-     * (the panel's redeliver and test ping); None when it is not the account's.
+     * The environment of an account's delivery, for an entrance that names it by id alone (the panel's redeliver);
+     * None when it is not the account's. (An endpoint's is `DeliveryStore.activeEndpointOf`'s.)
      */
-    const environmentOf = (accountId: string, what: { readonly delivery: string } | { readonly endpoint: string }) =>
-      isUuid("delivery" in what ? what.delivery : what.endpoint)
-        ? Effect.orDie(store.environmentOf(accountId, what))
-        : Effect.succeed(Option.none<Environment>())
+    const environmentOf = (accountId: string, deliveryId: string) =>
+      isUuid(deliveryId) ? Effect.orDie(store.environmentOf(accountId, deliveryId)) : Effect.succeed(Option.none<Environment>())
 
     /** Per active endpoint of an (account, environment): deliveries delivered and failed since `since`. */
     const outcomesSince = (accountId: string, environment: Environment, since: Date) =>

@@ -374,15 +374,11 @@ const historyStatements = (sql: SqlClient.SqlClient) => {
       (rows) => rows.map(deliveryView)
     )
 
-  /** The environment of an account's delivery or active endpoint; None when it is not the account's. */
-  const environmentOf = (accountId: string, what: { readonly delivery: string } | { readonly endpoint: string }) =>
+  /** The environment of an account's delivery; None when it is not the account's. */
+  const environmentOf = (accountId: string, deliveryId: string) =>
     Effect.map(
-      "delivery" in what
-        ? sql<{ environment: Environment }>`
-            SELECT environment FROM webhook_deliveries WHERE id = ${what.delivery} AND account_id = ${accountId}`
-        : sql<{ environment: Environment }>`
-            SELECT environment FROM webhook_endpoints
-            WHERE id = ${what.endpoint} AND account_id = ${accountId} AND is_active`,
+      sql<{ environment: Environment }>`
+        SELECT environment FROM webhook_deliveries WHERE id = ${deliveryId} AND account_id = ${accountId}`,
       (rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.environment)
     )
 

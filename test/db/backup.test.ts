@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import { call, type RunningApp, seedAccount, startApp, tempDir } from "../support/app.ts"
-import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { freshDatabase } from "../support/database.ts"
 import { reservationBody } from "../support/guests.ts"
 import { startReceiver } from "../support/receiver.ts"
 
