@@ -147,6 +147,17 @@ const panelDeliveryView = (row: PanelDeliveryRow): PanelDelivery => ({
   external_id: row.external_id
 })
 
+/**
+ * Each panel status as a condition on a delivery row `d` (design §8): `retrying` is a pending delivery that was
+ * tried at least once in its cycle. One table for the log's filter and its counts.
+ */
+const PANEL_STATUS_CONDITIONS: Record<PanelDeliveryStatus, string> = {
+  pending: "d.status = 'pending' AND d.cycle_attempts = 0",
+  retrying: "d.status = 'pending' AND d.cycle_attempts > 0",
+  delivered: "d.status = 'delivered'",
+  failed: "d.status = 'failed'"
+}
+
 /** The claim and the data of the attempt in one round trip (a CTE over `FOR UPDATE SKIP LOCKED`). */
 const CLAIMED_COLUMNS = `c.id, c.endpoint_id, c.lease_until, c.event_id, c.event_type, c.cycle_attempts, c.max_attempts,
   e.url, e.secret, e.include_guests, e.is_active, ev.body::text AS body, ev.trace_parent`
@@ -383,11 +394,11 @@ const historyStatements = (sql: SqlClient.SqlClient) => {
     )
 
   /** The counts of each panel status (`PanelDeliveryStatus`) among the rows a statement's `FROM … WHERE` picks. */
-  const COUNTS = sql.literal(`
-    count(*) FILTER (WHERE d.status = 'pending' AND d.cycle_attempts = 0)::int AS pending,
-    count(*) FILTER (WHERE d.status = 'pending' AND d.cycle_attempts > 0)::int AS retrying,
-    count(*) FILTER (WHERE d.status = 'delivered')::int AS delivered,
-    count(*) FILTER (WHERE d.status = 'failed')::int AS failed`)
+  const COUNTS = sql.literal(
+    Object.entries(PANEL_STATUS_CONDITIONS)
+      .map(([status, condition]) => `count(*) FILTER (WHERE ${condition})::int AS ${status}`)
+      .join(",\n    ")
+  )
 
   /** An account's active endpoint: its environment, URL and subscription (what the panel acts in and names). */
   const activeEndpointOf = (accountId: string, id: string) =>
@@ -418,12 +429,7 @@ const historyStatements = (sql: SqlClient.SqlClient) => {
     ...(filters.externalId === undefined ? [] : [sql`r.external_id = ${filters.externalId}`]),
     ...(!withStatus || filters.status === undefined ? [] : [statusCondition(filters.status)])
   ]
-  const statusCondition = (status: PanelDeliveryStatus) =>
-    status === "pending"
-      ? sql`d.status = 'pending' AND d.cycle_attempts = 0`
-      : status === "retrying"
-      ? sql`d.status = 'pending' AND d.cycle_attempts > 0`
-      : sql`d.status = ${status}`
+  const statusCondition = (status: PanelDeliveryStatus) => sql.literal(PANEL_STATUS_CONDITIONS[status])
 
   /**
    * The panel's delivery log (design §8): most recent first, `limit + 1` rows after the cursor's `seq` (the extra
