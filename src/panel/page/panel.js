@@ -461,10 +461,24 @@
     return button
   }
 
+  /**
+   * Shows `dialog` as a modal. When it closes (its buttons, Escape, or navigation: `closeDialogs`) it leaves the
+   * page, the focus goes back to what opened it (unless `refocus()` says not to) and `onClose` runs.
+   */
+  const showModal = (dialog, onClose, { refocus = () => true } = {}) => {
+    const opener = document.activeElement
+    dialog.addEventListener("close", () => {
+      dialog.remove()
+      if (refocus() && opener instanceof HTMLElement && opener.isConnected) opener.focus()
+      onClose()
+    })
+    document.body.append(dialog)
+    dialog.showModal()
+  }
+
   /** A modal confirmation (`<dialog>`): resolves true when confirmed; focus goes back where it was. */
   const confirmDialog = ({ title, text, confirm }) =>
     new Promise((resolve) => {
-      const opener = document.activeElement
       const titleId = nextId("dialog-title")
       const textId = nextId("dialog-text")
       const dialog = h(
@@ -483,13 +497,7 @@
           )
         )
       )
-      dialog.addEventListener("close", () => {
-        dialog.remove()
-        if (opener instanceof HTMLElement && opener.isConnected) opener.focus()
-        resolve(dialog.returnValue === "confirm")
-      })
-      document.body.append(dialog)
-      dialog.showModal()
+      showModal(dialog, () => resolve(dialog.returnValue === "confirm"))
     })
 
   /**
@@ -1594,7 +1602,6 @@
   /** A delivery's dialog: the event, where it went, every attempt with the receiver's answer, the payload. */
   const deliveryDialog = (deliveryId, { onRedelivered }) =>
     new Promise((resolve) => {
-      const opener = document.activeElement
       const titleId = nextId("dialog-title")
       const body = h("div", { class: "stack" }, loading())
       const line = messageLine()
@@ -1610,13 +1617,7 @@
         line,
         body
       )
-      dialog.addEventListener("close", () => {
-        dialog.remove()
-        if (opener instanceof HTMLElement && opener.isConnected) opener.focus()
-        resolve()
-      })
-      document.body.append(dialog)
-      dialog.showModal()
+      showModal(dialog, resolve)
       const show = async () => {
         const res = await api("GET", `/deliveries/${encodeURIComponent(deliveryId)}`)
         if (!dialog.open) return
@@ -2003,7 +2004,6 @@
    */
   const departureDialog = (row) =>
     new Promise((resolve) => {
-      const opener = document.activeElement
       const titleId = nextId("dialog-title")
       const textId = nextId("dialog-text")
       const today = todayInBogota()
@@ -2044,13 +2044,8 @@
         if (res.code === "reservation_cancelled") return showMessage(line, "error", "err_departureCancelled")
         showFailure(form, line, res)
       })
-      dialog.addEventListener("close", () => {
-        dialog.remove()
-        if (saved === null && opener instanceof HTMLElement && opener.isConnected) opener.focus()
-        resolve(saved)
-      })
-      document.body.append(dialog)
-      dialog.showModal()
+      // Saved, the row is drawn again and its screen takes the focus: only a cancel returns it to the button.
+      showModal(dialog, () => resolve(saved), { refocus: () => saved === null })
       date.focus()
     })
 
