@@ -139,8 +139,12 @@ else
   fail "image build"
   finish
 fi
-grep -q "embedded database template ready" "$WORK/build.log" && pass "the build made the embedded database template" \
-  || fail "the build did not say the embedded template is ready"
+# The template the build made (a cached build layer says nothing): there, and readable by the image's user.
+if P run --rm --network none "$IMAGE" sh -c 'test -r node_modules/.cache/partner-registration/pglite-*/PG_VERSION' 2>>"$WORK/podman.log"; then
+  pass "the image holds the embedded database template, readable by its user"
+else
+  fail "no embedded database template readable by the image's user"
+fi
 
 # ------------------------------------------------------------------------------------------------- helpers
 # Waits for /readyz on PORT; prints the seconds it took (since $2, a date +%s.%N) or fails after 60 s.
@@ -267,6 +271,141 @@ else
   tail -5 "$WORK/ro.log"
   fail "an unwritable data volume (exit $code) without the clear message"
 fi
+
+# ------------------------------------------------------------------------------------------------- compose
+# deploy/compose.yaml as an operator starts it: PostgreSQL, Redis, two ROLE=api behind HAProxy, a ROLE=worker and
+# Prometheus. Stand-ins for the four images (deploy/standins/) where they cannot be pulled.
+PROJECT=""
+# podman-compose echoes the commands it runs, secrets included: its output stays in the work directory.
+C() {
+  ( set -a; . "$WORK/compose.env"; set +a; cd deploy
+    if [ "$(id -u)" -eq 0 ]; then podman-compose -p "$PROJECT" "$@"; else sudo -E podman-compose -p "$PROJECT" "$@"; fi
+  ) >>"$WORK/compose.log" 2>&1
+}
+receiver_counts() { # how many deliveries the receiver logged for each external_id given
+  P logs "$PROJECT-receiver" >"$WORK/receiver.log" 2>&1
+  for id in "$@"; do grep -c "\"external_id\":\"$id\"" "$WORK/receiver.log"; done | tr '\n' ' '
+}
+compose_check() {
+  command -v podman-compose >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq podman-compose \
+    || { fail "installing podman-compose"; return; }
+  local pair name image
+  for pair in postgres=docker.io/library/postgres:15 redis=docker.io/library/redis:7 \
+    prometheus=docker.io/prom/prometheus:v2.42.0 haproxy=docker.io/library/haproxy:2.6; do
+    name=${pair%%=*}
+    image=${pair#*=}
+    P image exists "$image" && continue
+    if timeout 60 env CONTAINERS_CONF="$CONTAINERS_CONF" podman pull -q "$image" >/dev/null 2>&1; then
+      log "compose image $image pulled"
+    else
+      log "compose image $image cannot be pulled here: making a stand-in (deploy/standins/$name.Containerfile)"
+      { rootfs_image && P build -q --network host -f "deploy/standins/$name.Containerfile" -t "$image" deploy/standins >/dev/null; } \
+        || { fail "stand-in $image"; return; }
+    fi
+  done
+
+  PROJECT=prcheck$$
+  local lb api1 api2 prom
+  lb=$(free_port)
+  api1=$(free_port)
+  api2=$(free_port)
+  prom=$(free_port)
+  {
+    echo "SECRETS_KEY=$(head -c 32 /dev/urandom | base64)"
+    echo "ADMIN_TOKEN=check-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+    echo "IMAGE=$IMAGE"
+    echo "WEBHOOK_ALLOW_PRIVATE_URLS=true"
+    echo "PORT=$lb"
+    echo "API1_PORT=$api1"
+    echo "API2_PORT=$api2"
+    echo "PROMETHEUS_PORT=$prom"
+  } >"$WORK/compose.env"
+  local since seconds
+  since=$(date +%s.%N)
+  if ! C up -d --no-build; then tail -20 "$WORK/compose.log"; fail "podman-compose up"; return; fi
+  if seconds=$(wait_ready "$lb" "$since") && grep -q '"database":"postgres"' "$WORK/readyz"; then
+    pass "podman-compose up: the API ready behind one port in ${seconds} s"
+  else
+    P ps -a --filter "label=io.podman.compose.project=$PROJECT" --format '{{.Names}} {{.Status}}'
+    fail "podman-compose up: the API never ready behind its port"
+    return
+  fi
+  local up="" want="api1:9464 api2:9464 worker:9464"
+  for _ in $(seq 1 60); do
+    up=$(curl -s "http://127.0.0.1:$prom/api/v1/targets" | node -e '
+      let s = ""
+      process.stdin.on("data", (c) => (s += c)).on("end", () => {
+        try {
+          console.log(JSON.parse(s).data.activeTargets.filter((t) => t.health === "up").map((t) => t.labels.instance).sort().join(" "))
+        } catch { console.log("") }
+      })')
+    [ "$up" = "$want" ] && break
+    sleep 1
+  done
+  [ "$up" = "$want" ] && pass "Prometheus scrapes both API instances and the worker" || fail "Prometheus targets up: '$up'"
+
+  # A receiver on the deployment's network, then an account and its test environment through the CLI.
+  P run -d --name "$PROJECT-receiver" --network "${PROJECT}_default" --network-alias receiver "$IMAGE" bun -e '
+    Bun.serve({ port: 8080, async fetch(req) {
+      const body = await req.json().catch(() => ({}))
+      console.log(JSON.stringify({ received: body.type, external_id: body.data?.external_id }))
+      return new Response("ok")
+    } })' >/dev/null 2>>"$WORK/podman.log"
+  local account key property code
+  P exec "${PROJECT}_api1_1" bun dist/cli.js accounts create --name "Hotel Compose" --email ops@compose.example.co >"$WORK/account.json" 2>&1
+  account=$(sed -nE 's/.*"account_id": *"([^"]+)".*/\1/p' "$WORK/account.json" | head -1)
+  P exec "${PROJECT}_api1_1" bun dist/cli.js sandbox create --account "$account" >"$WORK/sandbox.json" 2>&1
+  key=$(sed -nE 's/.*"api_key": *"([^"]+)".*/\1/p' "$WORK/sandbox.json" | head -1)
+  property=$(sed -nE 's/.*"property_id": *"([^"]+)".*/\1/p' "$WORK/sandbox.json" | head -1)
+  if [ -n "$account" ] && [ -n "$key" ] && [ -n "$property" ]; then
+    pass "cli accounts create and sandbox create against the deployment"
+  else
+    cat "$WORK/account.json" "$WORK/sandbox.json"
+    fail "the account through the CLI"
+    return
+  fi
+  code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$lb/api/partners/webhooks" -H "Authorization: Bearer $key" \
+    -H 'content-type: application/json' -d '{"url":"http://receiver:8080/hook","events":["reservation.created"]}')
+  [ "$code" = 201 ] && pass "a webhook endpoint through the load balancer" || fail "webhook endpoint: HTTP $code"
+  local made=() port
+  for port in "$api1" "$api2"; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/api/partners/reservations" \
+      -H "Authorization: Bearer $key" -H 'content-type: application/json' \
+      -d "{\"external_id\":\"COMPOSE-$port\",\"property_id\":\"$property\",\"check_in\":\"2026-12-20\",\"check_out\":\"2026-12-22\",\"guest_name\":\"Ana Pérez\",\"guests_count\":1}")
+    if [ "$code" = 201 ]; then made+=("COMPOSE-$port"); else fail "a reservation through the API instance on $port: HTTP $code"; fi
+  done
+  [ ${#made[@]} -eq 2 ] && pass "a reservation through each API instance"
+  local delivered=""
+  for _ in $(seq 1 60); do
+    delivered=$(receiver_counts "${made[@]}")
+    [ "$delivered" = "1 1 " ] && break
+    sleep 0.5
+  done
+  # Given time to repeat itself, a delivery must not.
+  sleep 2
+  delivered=$(receiver_counts "${made[@]}")
+  [ "$delivered" = "1 1 " ] && pass "each reservation's webhook delivered once, by the worker" \
+    || fail "webhooks delivered: '$delivered' (expected once each)"
+
+  # Stopped cleanly: every instance exits 0 with its drain line.
+  C stop -t 30
+  local clean=() service
+  for service in api1 api2 worker; do
+    P logs "${PROJECT}_${service}_1" >"$WORK/$service.log" 2>&1
+    [ "$(P inspect --format '{{.State.ExitCode}}' "${PROJECT}_${service}_1")" = 0 ] && grep -q "stopped: drained" "$WORK/$service.log" \
+      && clean+=("$service")
+  done
+  [ ${#clean[@]} -eq 3 ] && pass "podman-compose stop: api1, api2 and worker exit 0 with the drain line" \
+    || fail "podman-compose stop: clean only ${clean[*]:-none}"
+}
+compose_cleanup() {
+  [ -z "$PROJECT" ] && return
+  P rm -f -t 0 "$PROJECT-receiver" >/dev/null 2>&1
+  C down -v
+  P network rm -f "${PROJECT}_default" >/dev/null 2>&1
+}
+compose_check
+compose_cleanup
 
 # ------------------------------------------------------------------------------------------------- figures
 [ -n "${CONTAINER_CHECK_FIGURES:-}" ] && printf 'build_seconds=%s\nfirst_start_seconds=%s\nfirst_peak_mib=%s\nrestart_seconds=%s\npg_start_seconds=%s\nimage=%s\n' \
