@@ -179,19 +179,18 @@ export const KeyListing = Schema.Struct({
   }),
   revoked_at: Schema.NullOr(DateTimeString)
 }).annotations({ identifier: "PanelKey" })
+const exampleKey: typeof KeyListing.Type = {
+  key_id: EXAMPLE.keyId,
+  environment: "test",
+  prefix: "svc_test_Q7d2Kx",
+  name: "PMS staging",
+  created_at: EXAMPLE.at,
+  last_used_at: EXAMPLE.at,
+  revoked_at: null
+}
 export const KeyList = Schema.Struct({ keys: Schema.Array(KeyListing) }).annotations({
   identifier: "PanelKeyList",
-  examples: [{
-    keys: [{
-      key_id: EXAMPLE.keyId,
-      environment: "test",
-      prefix: "svc_test_Q7d2Kx",
-      name: "PMS staging",
-      created_at: EXAMPLE.at,
-      last_used_at: EXAMPLE.at,
-      revoked_at: null
-    }]
-  }]
+  examples: [{ keys: [exampleKey] }]
 })
 
 /** An API key's name: what it is for ("PMS production"), shown in the key list. */

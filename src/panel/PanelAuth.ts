@@ -27,7 +27,8 @@ import { csrfToken, hashCode, hashToken, sameDigest } from "./Secrets.ts"
  */
 
 /** One code as stored. */
-const CodeRow = Schema.Struct({
+/** A row of `panel_codes` as a sign-in, sign-up or live key's confirmation reads it. */
+export const CodeRow = Schema.Struct({
   id: Schema.String,
   purpose: Schema.Literal("signin", "signup", "live_key"),
   account_id: Schema.NullOr(Schema.String),

@@ -8,7 +8,7 @@ import { MailQueue } from "../mail/MailQueue.ts"
 import { MailTemplate } from "../mail/Messages.ts"
 import type { Environment } from "../shared/Environment.ts"
 import { InvalidCode, LiveNotEnabled } from "../shared/errors.ts"
-import { PanelAuth } from "./PanelAuth.ts"
+import { CodeRow, PanelAuth } from "./PanelAuth.ts"
 import { CODE_MINUTES, CODE_TRIES, type PanelUser } from "./Panel.ts"
 import { hashCode, sameDigest } from "./Secrets.ts"
 
@@ -18,10 +18,9 @@ import { hashCode, sameDigest } from "./Secrets.ts"
  * audit log. The keys themselves are `ApiKeys`', the partner API's own.
  */
 
+/** A live key's pending code: the code's own columns, the e-mail it went to and the name the key will get. */
 const LiveKeyCode = Schema.Struct({
-  id: Schema.String,
-  salt: Schema.String,
-  code_hash: Schema.String,
+  ...CodeRow.pick("id", "salt", "code_hash").fields,
   email: Schema.String,
   key_name: Schema.NullOr(Schema.String)
 })

@@ -39,17 +39,22 @@ const remaining = async (reservationId: string) => {
   return { events: events!.n, deliveries: deliveries!.n }
 }
 
+/** An account with its test environment and an endpoint subscribed to `reservation.created` (never delivered to). */
+const subscribedAccount = async (name: string) => {
+  const account = await seedAccount(f.app, name)
+  const hook = await call(f.app, "POST", "/api/partners/webhooks", {
+    key: account.testKey,
+    json: { url: "http://127.0.0.1:9/history", events: ["reservation.created"] }
+  })
+  expect(hook.status).toBe(201)
+  return { account, propertyId: account.testProperties[0]!.property_id }
+}
+
 const deletedCounter = (table: string) => Metric.value(Metric.tagged(Metrics.webhookHistoryDeleted, "table", table))
 
 describe("webhook delivery history past EVENT_RETENTION_DAYS", () => {
   test("delivered events older than 90 days go with their deliveries; pending, failed, younger and still-reporting ones stay", async () => {
-    const account = await seedAccount(f.app, "Hotel Historia")
-    const propertyId = account.testProperties[0]!.property_id
-    const hook = await call(f.app, "POST", "/api/partners/webhooks", {
-      key: account.testKey,
-      json: { url: "http://127.0.0.1:9/history", events: ["reservation.created"] }
-    })
-    expect(hook.status).toBe(201)
+    const { account, propertyId } = await subscribedAccount("Hotel Historia")
     const [old, pending, failed, younger, reporting] = [
       await reservation(account.testKey, propertyId),
       await reservation(account.testKey, propertyId),
@@ -93,13 +98,7 @@ describe("webhook delivery history past EVENT_RETENTION_DAYS", () => {
   })
 
   test("the worker's loop runs at start and then every 6 hours; EVENT_RETENTION_DAYS sets the period", async () => {
-    const account = await seedAccount(f.app, "Hotel Ciclo")
-    const propertyId = account.testProperties[0]!.property_id
-    const hook = await call(f.app, "POST", "/api/partners/webhooks", {
-      key: account.testKey,
-      json: { url: "http://127.0.0.1:9/cycle", events: ["reservation.created"] }
-    })
-    expect(hook.status).toBe(201)
+    const { account, propertyId } = await subscribedAccount("Hotel Ciclo")
     const first = await reservation(account.testKey, propertyId)
     const second = await reservation(account.testKey, propertyId)
     await age(first, 31, "delivered")
