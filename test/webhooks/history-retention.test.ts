@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { Duration, Effect, Layer, Metric, TestClock, TestContext } from "effect"
+import { Chunk, Duration, Effect, Layer, Metric, TestClock, TestContext } from "effect"
 import * as Metrics from "../../src/shared/Metrics.ts"
 import { HISTORY_EVERY, HistoryRetention, loop } from "../../src/webhooks/HistoryRetention.ts"
 import { call, seedAccount } from "../support/app.ts"
@@ -24,9 +24,9 @@ const reservation = async (key: string, propertyId: string) => {
   return row!.id
 }
 
-/** Dates a reservation's events `days` back and sets its deliveries' status. */
+/** Dates a reservation's events `days` (a fraction for hours) back and sets its deliveries' status. */
 const age = async (reservationId: string, days: number, status: "pending" | "delivered" | "failed") => {
-  await f.db.query("UPDATE events SET created_at = now() - make_interval(days => $2) WHERE reservation_id = $1", [reservationId, days])
+  await f.db.query("UPDATE events SET created_at = now() - $2 * interval '1 day' WHERE reservation_id = $1", [reservationId, days])
   await f.db.query("UPDATE webhook_deliveries SET status = $2 WHERE reservation_id = $1", [reservationId, status])
 }
 
@@ -102,17 +102,18 @@ describe("webhook delivery history past EVENT_RETENTION_DAYS", () => {
     const first = await reservation(account.testKey, propertyId)
     const second = await reservation(account.testKey, propertyId)
     await age(first, 31, "delivered")
-    await age(second, 20, "delivered")
+    // Three hours short of the 30-day period: kept at start, past it by the next 6-hour turn.
+    await age(second, 30 - 3 / 24, "delivered")
     const runtime = serviceRuntime(f.app, HistoryRetention.Default, { EVENT_RETENTION_DAYS: "30" })
     try {
       await runtime.runPromise(Effect.gen(function*() {
         yield* TestClock.setTime(Date.now())
         yield* Layer.launch(loop).pipe(Effect.forkScoped)
-        // At start: the 31-day-old event.
+        // At start: the 31-day-old event. The run is over once the loop sleeps until its next turn.
         yield* Effect.promise(() => until(async () => (await remaining(first)).events === 0))
+        yield* untilAsleep
         expect((yield* Effect.promise(() => remaining(second))).events).toBe(1)
-        // Ten days on, nothing runs before the next 6-hour turn; then the 20-day-old event goes too.
-        yield* TestClock.setTime(Date.now() + 11 * DAY)
+        // Nothing runs before the next 6-hour turn, though the second event is past 30 days by then.
         yield* TestClock.adjust(Duration.subtract(HISTORY_EVERY, Duration.minutes(1)))
         yield* Effect.promise(() => Bun.sleep(200))
         expect((yield* Effect.promise(() => remaining(second))).events).toBe(1)
@@ -130,6 +131,15 @@ describe("webhook delivery history past EVENT_RETENTION_DAYS", () => {
     expect(String(failure)).toContain("EVENT_RETENTION_DAYS must be a whole number of days between 7 and 3650")
     await runtime.dispose()
   })
+})
+
+/** Waits (real time) until the loop has registered its sleep on the `TestClock`: its run is over. */
+const untilAsleep = Effect.gen(function*() {
+  for (let i = 0; i < 100; i++) {
+    if (Chunk.size(yield* TestClock.sleeps()) > 0) return
+    yield* Effect.promise(() => Bun.sleep(50))
+  }
+  return yield* Effect.die(new Error("the loop never slept in 5 s"))
 })
 
 const until = async (condition: () => Promise<boolean>) => {
