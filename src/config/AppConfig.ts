@@ -32,6 +32,8 @@ export interface AppConfigShape {
   readonly logFormat: Option.Option<"pretty" | "json">
   /** Pool size of the PostgreSQL client (embedded mode always uses one connection). */
   readonly dbPoolSize: number
+  /** Whether often-run statements go as named (prepared) statements (db/PreparedStatements.ts; default true). */
+  readonly dbPreparedStatements: boolean
   /** The TRM dataset's resource URL (Socrata on datos.gov.co; domain notes §3). */
   readonly trmUrl: string
   /**
@@ -218,6 +220,9 @@ const config = Config.all({
   logLevel,
   logFormat: optionalChoice("LOG_FORMAT", ["pretty", "json"]),
   dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
+  dbPreparedStatements: optionalChoice("DB_PREPARED_STATEMENTS", ["true", "false", "1", "0"]).pipe(
+    Config.map(Option.match({ onNone: () => true, onSome: (value) => value === "true" || value === "1" }))
+  ),
   traBaseUrl: httpUrl("TRA_BASE_URL").pipe(Config.map(Option.getOrElse(() => DEFAULT_TRA_BASE_URL))),
   traConcurrency: Config.integer("TRA_CONCURRENCY").pipe(
     Config.withDefault(4),

@@ -10,6 +10,7 @@ import * as DataDirLock from "./DataDirLock.ts"
 import * as EmbeddedTemplate from "./EmbeddedTemplate.ts"
 import * as EmbeddedWarmup from "./EmbeddedWarmup.ts"
 import { runMigrations } from "./migrations.ts"
+import { PreparingClient } from "./PreparedStatements.ts"
 
 /** Which database the process talks to; readiness and the polling-vs-LISTEN choice depend on it. */
 export interface DatabaseInfo {
@@ -115,7 +116,7 @@ const sqlLayer = (pool: Pg.Pool, info: DatabaseInfo) =>
   )
 
 /** PostgreSQL at `DATABASE_URL`. */
-const postgres = (url: Redacted.Redacted, poolSize: number) =>
+const postgres = (url: Redacted.Redacted, poolSize: number, prepared: boolean) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const target = redactUrl(Redacted.value(url))
     const pool = new Pg.Pool({
@@ -125,7 +126,8 @@ const postgres = (url: Redacted.Redacted, poolSize: number) =>
       // (docs/reliability.md); start-up still waits 10 s in all (`connectPool`).
       connectionTimeoutMillis: 5_000,
       application_name: "partner-registration",
-      types
+      types,
+      ...(prepared ? { Client: PreparingClient } : {})
     })
     pool.on("error", () => {}) // idle-client errors surface on the next query instead of crashing the process
     yield* connectPool(pool, target)
@@ -136,7 +138,7 @@ const postgres = (url: Redacted.Redacted, poolSize: number) =>
  * A `pg` pool on the PGlite cluster in `dir`, for as long as the scope lasts: PGlite served by pglite-socket on
  * a free local port, one connection (pglite-socket serves one session: a larger pool fails, stack-notes §7).
  */
-const embeddedPool = (dir: string) =>
+const embeddedPool = (dir: string, prepared = false) =>
   Effect.gen(function*() {
     const { PGlite } = yield* Effect.promise(() => import("@electric-sql/pglite"))
     const { PGLiteSocketServer } = yield* Effect.promise(() => import("@electric-sql/pglite-socket"))
@@ -156,7 +158,15 @@ const embeddedPool = (dir: string) =>
       () => Effect.promise(() => server.stop()).pipe(Effect.ignore)
     )
     const port = Number(server.getServerConn().split(":").pop())
-    const pool = new Pg.Pool({ host: "127.0.0.1", port, user: "postgres", database: "postgres", max: 1, types })
+    const pool = new Pg.Pool({
+      host: "127.0.0.1",
+      port,
+      user: "postgres",
+      database: "postgres",
+      max: 1,
+      types,
+      ...(prepared ? { Client: PreparingClient } : {})
+    })
     pool.on("error", () => {})
     const target = `embedded PGlite in ${dir}`
     yield* connectPool(pool, target)
@@ -179,7 +189,7 @@ export const ensureEmbeddedTemplate = () => EmbeddedTemplate.ensureTemplate(migr
  * directory's lock is taken first and given back last: a second process stops before it opens any file. A
  * fresh DATA_DIR gets a copy of the template, already migrated (EmbeddedTemplate.ts).
  */
-const embedded = (dataDir: string, servicePort: number) =>
+const embedded = (dataDir: string, servicePort: number, prepared: boolean) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const lock = yield* DataDirLock.acquire(dataDir, servicePort)
     const dir = NodePath.resolve(dataDir, "pg")
@@ -193,7 +203,7 @@ const embedded = (dataDir: string, servicePort: number) =>
         )
       )
     }
-    const { pool, target } = yield* embeddedPool(dir)
+    const { pool, target } = yield* embeddedPool(dir, prepared)
     return Layer.merge(sqlLayer(pool, { mode: "embedded", target }), Layer.succeed(DataDirLock.Held, lock))
   }))
 
@@ -204,7 +214,7 @@ export const layer: Layer.Layer<
   AppConfig
 > = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
   Option.match(config.databaseUrl, {
-    onNone: () => embedded(config.dataDir, config.port),
+    onNone: () => embedded(config.dataDir, config.port, config.dbPreparedStatements),
     onSome: (url) =>
-      Layer.merge(postgres(url, config.dbPoolSize), Layer.succeed(DataDirLock.Held, DataDirLock.Held.defaultValue()))
+      Layer.merge(postgres(url, config.dbPoolSize, config.dbPreparedStatements), Layer.succeed(DataDirLock.Held, DataDirLock.Held.defaultValue()))
   })))
