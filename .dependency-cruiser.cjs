@@ -144,6 +144,14 @@ module.exports = {
   forbidden: [
     ...moduleOrderRules,
     {
+      name: "bench-peer-libraries-only-in-bench",
+      severity: "error",
+      comment: "Hono, zod and Fastify are devDependencies for the bench's peers (bench/peers/, issue 28) only: the "
+        + "service is Effect's HttpApi and Schema, and a production bundle never carries them.",
+      from: { path: "^(src|migrations)/" },
+      to: { path: "(^|/)node_modules/(hono|zod|fastify|@fastify/[^/]+)/" }
+    },
+    {
       name: "module-order-every-folder-placed",
       severity: "error",
       comment: "A new folder of src/ takes its place in MODULE_ORDER before anything imports it.",
