@@ -451,11 +451,17 @@ pg_backends() {
   [[ -n "$ports" ]] || return 0
   "${PSQL[@]}" -d postgres -Atc "SELECT pid FROM pg_stat_activity WHERE datname = '${DB}' AND client_port IN (${ports})"
 }
-# CPU ticks (user + system) of every process named postgres: the backends, and the background processes (WAL
-# writer, checkpointer…) that a request's work also costs. A process that ends inside the window is not counted.
-pg_all_ticks() {
+# "pid ticks" lines, CPU ticks (user + system) of every process named postgres: the backends, and the background
+# processes (WAL writer, checkpointer…) that a request's work also costs.
+pg_all_snapshot() {
   # (cat fails when a process ends between the glob and the read: what it read still counts.)
-  { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk '$2 == "(postgres)" {s += $14 + $15} END {printf "%d\n", s}'
+  { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk '$2 == "(postgres)" {print $1, $14 + $15}'
+}
+# pg_all_ticks before after: the ticks between two snapshots, per process (one started in between counts from
+# zero; one that ended in between is not counted, rather than its whole life subtracted).
+pg_all_ticks() {
+  awk 'NR == FNR {t[$1] = $2; next} {d += $2 - (($1 in t) ? t[$1] : 0)} END {printf "%d\n", d}' <(printf '%s\n' "$1") \
+    <(printf '%s\n' "$2")
 }
 to_ms() { # wrk latency ("850.00us", "6.20ms", "1.02s", "1.10m") → ms
   awk -v v="$1" 'BEGIN {
@@ -483,12 +489,13 @@ measure() { # case round name
   local backends backend; mapfile -t backends < <(pg_backends "$pid")
   local -A pg_start=()
   for backend in "${backends[@]}"; do pg_start[$backend]=$(cpu_ticks "$backend"); done
-  local cpu0 m0 cpu1 m1 pg=0 pga0 pga1 wrk_s out="$WORK/${case}-r${round}-${name}.txt"
-  cpu0=$(cpu_ticks "$pid"); pga0=$(pg_all_ticks); m0=$(machine_ticks)
+  local cpu0 m0 cpu1 m1 pg=0 pgs0 pgs1 pga wrk_s out="$WORK/${case}-r${round}-${name}.txt"
+  cpu0=$(cpu_ticks "$pid"); pgs0=$(pg_all_snapshot); m0=$(machine_ticks)
   # bash's `time` keyword gives wrk's own CPU (user + system seconds).
   wrk_s=$( { TIMEFORMAT='%U %S'; time wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -H "$AUTH" \
     "${script[@]}" "$url" "${args[@]}" >"$out" 2>&1; } 2>&1 | awk '{print $1 + $2}')
-  cpu1=$(cpu_ticks "$pid"); pga1=$(pg_all_ticks); m1=$(machine_ticks)
+  cpu1=$(cpu_ticks "$pid"); pgs1=$(pg_all_snapshot); m1=$(machine_ticks)
+  pga=$(pg_all_ticks "$pgs0" "$pgs1")
   # Backends of the pool at the end too: a connection opened during the run counts from zero.
   mapfile -t backends < <( { printf '%s\n' "${!pg_start[@]}"; pg_backends "$pid"; } | sort -u | grep . )
   for backend in "${backends[@]}"; do
@@ -510,10 +517,10 @@ measure() { # case round name
   cores=$(awk -v d=$((cpu1 - cpu0)) -v s="$seconds" -v hz="$CLK_TCK" 'BEGIN {printf "%.2f", d / hz / s}')
   pg_us_req=$(awk -v d="$pg" -v n="$requests" -v hz="$CLK_TCK" -v b="${#backends[@]}" \
     'BEGIN {if (b == 0) print "-"; else printf "%.0f", d / hz / n * 1e6}')
-  pga_us_req=$(awk -v d=$((pga1 - pga0)) -v n="$requests" -v hz="$CLK_TCK" 'BEGIN {printf "%.0f", d / hz / n * 1e6}')
+  pga_us_req=$(awk -v d="$pga" -v n="$requests" -v hz="$CLK_TCK" 'BEGIN {printf "%.0f", d / hz / n * 1e6}')
   # What the rest of the machine did meanwhile (other processes), in cores.
   machine=$(awk -v d=$((m1 - m0)) -v s="$seconds" -v hz="$CLK_TCK" 'BEGIN {printf "%.2f", d / hz / s}')
-  other=$(awk -v m=$((m1 - m0)) -v c=$((cpu1 - cpu0)) -v p=$((pga1 - pga0)) -v w="$wrk_s" -v s="$seconds" -v hz="$CLK_TCK" \
+  other=$(awk -v m=$((m1 - m0)) -v c=$((cpu1 - cpu0)) -v p="$pga" -v w="$wrk_s" -v s="$seconds" -v hz="$CLK_TCK" \
     'BEGIN {o = ((m - c - p) / hz - w) / s; printf "%.2f", (o < 0 ? 0 : o)}')
   local rows=""
   if [[ $case == create ]]; then
