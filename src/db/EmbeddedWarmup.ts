@@ -13,8 +13,6 @@ import type { Reply, Request } from "./EmbeddedWorker.ts"
 type Thread = Worker & { ref(): void; unref(): void }
 
 let ahead: Thread | undefined
-/** The workers whose thread has ended (crashed, or terminated): they answer nothing any more. */
-const ended = new WeakSet<Worker>()
 
 const start = (): Thread => {
   // From the sources `src/db/EmbeddedWorker.ts`; from the bundle (scripts/build.ts) `dist/EmbeddedWorker.js`
@@ -22,7 +20,6 @@ const start = (): Thread => {
   const file = import.meta.url.endsWith(".ts") ? "./EmbeddedWorker.ts" : "./EmbeddedWorker.js"
   const worker = new Worker(new URL(file, import.meta.url).href) as Thread
   worker.unref()
-  worker.addEventListener("close", () => ended.add(worker))
   return worker
 }
 
@@ -33,20 +30,11 @@ export const takeWorker = (): Thread => {
   return worker
 }
 
-/** The worker's answer to `request`; a failure if it throws or has ended (then no answer would ever come). */
 const ask = (worker: Worker, request: Request): Effect.Effect<Reply, string> =>
   Effect.async<Reply, string>((resume) => {
-    if (ended.has(worker)) return resume(Effect.fail("the embedded database's thread ended"))
-    const answer = (result: Effect.Effect<Reply, string>) => {
-      worker.removeEventListener("close", onEnd)
-      resume(result)
-    }
-    const onEnd = () => answer(Effect.fail("the embedded database's thread ended"))
-    worker.addEventListener("close", onEnd)
-    worker.onmessage = (event: MessageEvent<Reply>) => answer(Effect.succeed(event.data))
-    worker.onerror = (event: ErrorEvent) => answer(Effect.fail(event.message))
+    worker.onmessage = (event: MessageEvent<Reply>) => resume(Effect.succeed(event.data))
+    worker.onerror = (event: ErrorEvent) => resume(Effect.fail(event.message))
     worker.postMessage(request)
-    return Effect.sync(() => worker.removeEventListener("close", onEnd))
   })
 
 /**
