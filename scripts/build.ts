@@ -1,6 +1,5 @@
 /**
- * The production bundles: `dist/main.js` (the service) from src/main.ts, `dist/EmbeddedWorker.js` (the embedded
- * database's thread, src/db/EmbeddedWorker.ts) beside it and `dist/cli.js` (the ops CLI, what
+ * The production bundles: `dist/main.js` (the service) from src/main.ts and `dist/cli.js` (the ops CLI, what
  * `npm run cli` runs) from src/cli.ts, each one file with what it imports, minified, with a linked source map so
  * that stack traces name our files and lines. Running it instead of the sources
  * saves ~50 MB of memory and half the start-up CPU: `bun src/main.ts` parses and keeps every module of every
@@ -23,7 +22,7 @@ const { values } = parseArgs({
 })
 const outdir = NodePath.resolve(root, values.outdir!)
 if (NodePath.dirname(outdir) !== root) throw new Error(`--outdir must be a folder directly inside ${root}`)
-const bundles = ["main.js", "EmbeddedWorker.js", "cli.js"].map((name) => NodePath.join(outdir, name))
+const bundles = ["main.js", "cli.js"].map((name) => NodePath.join(outdir, name))
 
 /** The newest modification time among the bundle's inputs. */
 const newestInput = async (): Promise<number> => {
@@ -46,10 +45,8 @@ if (values["if-stale"]) {
 
 const started = performance.now()
 const result = await Bun.build({
-  entrypoints: ["src/main.ts", "src/db/EmbeddedWorker.ts", "src/cli.ts"].map((entry) => NodePath.join(root, entry)),
+  entrypoints: [NodePath.join(root, "src/main.ts"), NodePath.join(root, "src/cli.ts")],
   outdir,
-  // All three side by side: the service starts its worker from beside itself (src/db/EmbeddedWarmup.ts).
-  naming: "[name].[ext]",
   target: "bun",
   // Names kept: logs and errors show our class and function names even without the source map.
   minify: { whitespace: true, syntax: true, identifiers: true, keepNames: true },

@@ -136,14 +136,28 @@ const postgres = (url: Redacted.Redacted, poolSize: number, prepared: boolean) =
 
 /**
  * A `pg` pool on the PGlite cluster in `dir`, for as long as the scope lasts: PGlite served by pglite-socket on
- * a free local port, in a thread of its own (EmbeddedWorker.ts), one connection (pglite-socket serves one session:
- * a larger pool fails, stack-notes §7).
+ * a free local port, one connection (pglite-socket serves one session: a larger pool fails, stack-notes §7).
  */
 const embeddedPool = (dir: string, prepared = false) =>
   Effect.gen(function*() {
-    const port = yield* EmbeddedWarmup.openInWorker(dir, EmbeddedTemplate.ownStartParams).pipe(
-      Effect.mapError((cause) => new DatabaseUnavailable(`cannot open the embedded database in ${dir}: ${cause}`))
+    const { PGlite } = yield* Effect.promise(() => import("@electric-sql/pglite"))
+    const { PGLiteSocketServer } = yield* Effect.promise(() => import("@electric-sql/pglite-socket"))
+    const startParams = yield* Effect.promise(() => EmbeddedTemplate.startParams())
+    const pgliteWasmModule = yield* Effect.promise(() => EmbeddedWarmup.pgliteModule())
+    const db = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () =>
+          PGlite.create(dir, { startParams, ...(pgliteWasmModule === undefined ? {} : { pgliteWasmModule }) }),
+        catch: (cause) => new DatabaseUnavailable(`cannot open the embedded database in ${dir}: ${String(cause)}`)
+      }),
+      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
     )
+    const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
+    yield* Effect.acquireRelease(
+      Effect.promise(() => server.start()),
+      () => Effect.promise(() => server.stop()).pipe(Effect.ignore)
+    )
+    const port = Number(server.getServerConn().split(":").pop())
     const pool = new Pg.Pool({
       host: "127.0.0.1",
       port,

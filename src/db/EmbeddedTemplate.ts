@@ -52,13 +52,10 @@ const exists = (path: string) => NodeFs.access(path).then(() => true, () => fals
  */
 export const EMBEDDED_SHARED_BUFFERS = "16MB"
 
-/** Our start parameters, after PGlite's own (`startParams`; EmbeddedWorker.ts puts them there itself). */
-export const ownStartParams: ReadonlyArray<string> = ["-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`]
-
 /** PGlite's own start parameters plus ours (passing any replaces its defaults, so they are repeated). */
 export const startParams = async (): Promise<Array<string>> => {
   const { PGlite } = await import("@electric-sql/pglite")
-  return [...PGlite.defaultStartParams, ...ownStartParams]
+  return [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`]
 }
 
 /** Sets the mode of `path` and of everything under it: `dirs` for directories, `files` for the rest. */

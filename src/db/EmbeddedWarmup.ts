@@ -1,59 +1,23 @@
-/**
- * The embedded database's worker thread (EmbeddedWorker.ts), started ahead: `main.ts` imports this module first,
- * so that without `DATABASE_URL` PGlite's WebAssembly (9 MB) compiles and its modules load on the other core
- * while the rest of the service's modules are still being evaluated and its layers built (docs/performance.md,
- * "Restart"). A hint only: read from the environment before the configuration is (AppConfig decides for real);
- * the thread opens nothing until Database.ts asks it to, after taking the data directory's lock. Unused, it
- * never keeps the process alive.
- */
-import { Effect } from "effect"
-import type { Reply, Request } from "./EmbeddedWorker.ts"
-
-/** Bun's Worker, which can be told not to keep the process alive. */
-type Thread = Worker & { ref(): void; unref(): void }
-
-let ahead: Thread | undefined
-
-const start = (): Thread => {
-  // From the sources `src/db/EmbeddedWorker.ts`; from the bundle (scripts/build.ts) `dist/EmbeddedWorker.js`
-  // beside `dist/main.js`, which inlines this module.
-  const file = import.meta.url.endsWith(".ts") ? "./EmbeddedWorker.ts" : "./EmbeddedWorker.js"
-  const worker = new Worker(new URL(file, import.meta.url).href) as Thread
-  worker.unref()
-  return worker
-}
-
-/** A worker for one embedded database: the one started ahead if it is still unused, else a new one. */
-export const takeWorker = (): Thread => {
-  const worker = ahead ?? start()
-  ahead = undefined
-  return worker
-}
-
-const ask = (worker: Worker, request: Request): Effect.Effect<Reply, string> =>
-  Effect.async<Reply, string>((resume) => {
-    worker.onmessage = (event: MessageEvent<Reply>) => resume(Effect.succeed(event.data))
-    worker.onerror = (event: ErrorEvent) => resume(Effect.fail(event.message))
-    worker.postMessage(request)
-  })
+import * as NodeFs from "node:fs/promises"
+import * as NodePath from "node:path"
+import { fileURLToPath } from "node:url"
 
 /**
- * The PGlite cluster in `dir` opened in a worker thread and served there by pglite-socket on 127.0.0.1, for as long
- * as the scope lasts: the socket server's port, or why it could not be opened. Closing the scope closes the
- * cluster (PostgreSQL's clean shutdown) and ends the thread. `startParams` are ours, after PGlite's own.
+ * PGlite's WebAssembly (9 MB), compiled ahead: `main.ts` imports this module first, so that without
+ * `DATABASE_URL` the compilation runs on Bun's background threads while the rest of the service's modules are
+ * still being evaluated (~250 ms of an embedded start on the bench machine; docs/performance.md, "Start and
+ * memory"). A hint only: read from the environment before the configuration is (AppConfig decides for real),
+ * and any failure leaves PGlite to compile it itself, as it always did.
  */
-export const openInWorker = (dir: string, startParams: ReadonlyArray<string>) =>
-  Effect.acquireRelease(
-    Effect.suspend(() => {
-      const worker = takeWorker()
-      // Held open while the cluster is: the process lives as long as its database does.
-      worker.ref()
-      return ask(worker, { open: { dir, startParams } }).pipe(
-        Effect.flatMap((reply) => "port" in reply ? Effect.succeed({ worker, port: reply.port }) : Effect.fail("error" in reply ? reply.error : "no port")),
-        Effect.tapError(() => Effect.sync(() => worker.terminate()))
-      )
-    }),
-    ({ worker }) => ask(worker, { close: true }).pipe(Effect.ignore, Effect.ensuring(Effect.sync(() => worker.terminate())))
-  ).pipe(Effect.map(({ port }) => port))
+let compiling: Promise<WebAssembly.Module | undefined> | undefined
 
-if ((process.env.DATABASE_URL ?? "").trim() === "") ahead = start()
+/** PGlite's compiled module, compiling it now unless it already is; undefined if that failed. */
+export const pgliteModule = (): Promise<WebAssembly.Module | undefined> => {
+  compiling ??= (async () => {
+    const dist = NodePath.dirname(fileURLToPath(import.meta.resolve("@electric-sql/pglite")))
+    return WebAssembly.compile(await NodeFs.readFile(NodePath.join(dist, "pglite.wasm")))
+  })().catch(() => undefined)
+  return compiling
+}
+
+if ((process.env.DATABASE_URL ?? "").trim() === "") void pgliteModule()
