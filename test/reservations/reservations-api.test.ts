@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Effect, Redacted } from "effect"
+import { Effect, Redacted, Schema } from "effect"
+import { RegistrationDetail } from "../../src/reservations/Reservation.ts"
 import { Outbox } from "../../src/webhooks/Outbox.ts"
 import { admin, call, type RunningApp, seedAccount, startApp } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
@@ -241,6 +242,14 @@ describe("GET /api/partners/registrations (endpoints 6 and 8)", () => {
     expect(byPath.status).toBe(200)
     expect(byPath.body.external_id).toBe("PMS-42")
     expect(byPath.body.guests).toBeUndefined()
+
+    // Sent without re-encoding (a hot read): byte for byte what RegistrationDetail's encoding gives — the same
+    // keys in the schema's order, nothing more — by path and by query, with guests too.
+    for (const path of ["/api/partners/registrations/PMS-42", "/api/partners/registrations?external_id=PMS-42", "/api/partners/registrations/PMS-42?include=guests"]) {
+      const raw = await (await fetch(`${app.baseUrl}${path}`, { headers: { authorization: `Bearer ${a.testKey}` } })).text()
+      const encoded = Schema.encodeSync(RegistrationDetail)(Schema.decodeUnknownSync(RegistrationDetail)(JSON.parse(raw)))
+      expect(raw).toBe(JSON.stringify(encoded))
+    }
   })
 
   test("404 registration_not_found for unknown ids, other accounts and the other environment", async () => {
