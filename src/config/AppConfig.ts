@@ -124,6 +124,12 @@ const optionalChoice = <const A extends string>(name: string, values: ReadonlyAr
     })
   )
 
+/** An on/off setting: `true`/`1` or `false`/`0`; unset or empty is `whenUnset`; anything else is refused. */
+const optionalSwitch = (name: string, whenUnset: boolean) =>
+  optionalChoice(name, ["true", "false", "1", "0"]).pipe(
+    Config.map(Option.match({ onNone: () => whenUnset, onSome: (value) => value === "true" || value === "1" }))
+  )
+
 /**
  * `LOG_LEVEL`: a level's name (`All`, `Trace`, `Debug`, `Info`, `Warning`, `Error`, `Fatal`, `None`) or Effect's
  * label for it (`WARN`, `OFF`, …), in any case; empty means `Info`. Anything else stops the start with the list:
@@ -220,9 +226,7 @@ const config = Config.all({
   logLevel,
   logFormat: optionalChoice("LOG_FORMAT", ["pretty", "json"]),
   dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
-  dbPreparedStatements: optionalChoice("DB_PREPARED_STATEMENTS", ["true", "false", "1", "0"]).pipe(
-    Config.map(Option.match({ onNone: () => true, onSome: (value) => value === "true" || value === "1" }))
-  ),
+  dbPreparedStatements: optionalSwitch("DB_PREPARED_STATEMENTS", true),
   traBaseUrl: httpUrl("TRA_BASE_URL").pipe(Config.map(Option.getOrElse(() => DEFAULT_TRA_BASE_URL))),
   traConcurrency: Config.integer("TRA_CONCURRENCY").pipe(
     Config.withDefault(4),
@@ -269,9 +273,7 @@ const config = Config.all({
   ),
   secretsKey: secretsKey("SECRETS_KEY"),
   secretsKeyPrevious: secretsKey("SECRETS_KEY_PREVIOUS"),
-  allowPrivateUrls: optionalChoice("WEBHOOK_ALLOW_PRIVATE_URLS", ["true", "false", "1", "0"]).pipe(
-    Config.map(Option.exists((value) => value === "true" || value === "1"))
-  ),
+  allowPrivateUrls: optionalSwitch("WEBHOOK_ALLOW_PRIVATE_URLS", false),
   // Empty means unset, as for the other optional settings.
   metricsPort: Config.string("METRICS_PORT").pipe(
     Config.option,

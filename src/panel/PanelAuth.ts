@@ -26,7 +26,6 @@ import { csrfToken, hashCode, hashToken, sameDigest } from "./Secrets.ts"
  * itself differs, and it leaves later, from the mail queue.
  */
 
-/** One code as stored. */
 /** A row of `panel_codes` as a sign-in, sign-up or live key's confirmation reads it. */
 export const CodeRow = Schema.Struct({
   id: Schema.String,

@@ -23,6 +23,7 @@ describe("AppConfig (design §4)", () => {
     expect(Option.isNone(config.adminToken)).toBe(true)
     expect(Option.isNone(config.logFormat)).toBe(true)
     expect(config.allowPrivateUrls).toBe(false)
+    expect(config.dbPreparedStatements).toBe(true)
     expect(config).toMatchObject({ traBaseUrl: "https://pms.mincit.gov.co", traConcurrency: 4, sireMode: "manual" })
     expect(config.reportsEvery).toEqual(Duration.hours(1))
     expect(Option.isNone(config.sireGatewayUrl)).toBe(true)
@@ -70,6 +71,16 @@ describe("AppConfig (design §4)", () => {
     expect(Either.getOrThrow(read({ WEBHOOK_ALLOW_PRIVATE_URLS: value })).allowPrivateUrls).toBe(expected)
   })
 
+  test.each([
+    ["true", true],
+    ["1", true],
+    ["false", false],
+    ["0", false],
+    ["", true]
+  ])("DB_PREPARED_STATEMENTS=%p reads %p", (value, expected) => {
+    expect(Either.getOrThrow(read({ DB_PREPARED_STATEMENTS: value })).dbPreparedStatements).toBe(expected)
+  })
+
   test("PUBLIC_BASE_URL follows PORT unless set; a trailing slash is dropped", () => {
     expect(Either.getOrThrow(read({ PORT: "8080" })).publicBaseUrl).toBe("http://localhost:8080")
     expect(Either.getOrThrow(read({ PUBLIC_BASE_URL: "https://checkin.example.co/" })).publicBaseUrl).toBe(
@@ -97,6 +108,7 @@ describe("AppConfig (design §4)", () => {
     ["LOG_FORMAT", "xml"],
     ["PORT", "abc"],
     ["WEBHOOK_ALLOW_PRIVATE_URLS", "yes please"],
+    ["DB_PREPARED_STATEMENTS", "off"],
     ["TRA_BASE_URL", "ftp://pms.mincit.gov.co"],
     ["TRA_CONCURRENCY", "0"],
     ["SIRE_MODE", "portal"],
