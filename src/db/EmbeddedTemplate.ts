@@ -5,6 +5,7 @@ import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { migrations } from "../../migrations/index.ts"
 import { projectFile } from "../shared/ProjectRoot.ts"
+import { pgliteDist } from "./EmbeddedWarmup.ts"
 
 /**
  * A freshly initialised PGlite data directory, kept aside, from which every new embedded database is copied
@@ -24,9 +25,8 @@ const PackageManifest = Schema.parseJson(Schema.Struct({ version: Schema.String 
 
 /** PGlite's version: a tarball from another version is never loaded. */
 const pgliteVersion = async (): Promise<string> => {
-  // The package exports no package.json: read it beside its entry point (dist/index.js).
-  const entry = fileURLToPath(import.meta.resolve("@electric-sql/pglite"))
-  const manifest = await NodeFs.readFile(NodePath.resolve(entry, "../../package.json"), "utf8")
+  // The package exports no package.json: read it beside its entry point's folder (dist/).
+  const manifest = await NodeFs.readFile(NodePath.resolve(pgliteDist(), "../package.json"), "utf8")
   return Schema.decodeSync(PackageManifest)(manifest).version
 }
 

@@ -1,6 +1,6 @@
+import { createRequire } from "node:module"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
-import { fileURLToPath } from "node:url"
 
 /**
  * PGlite's WebAssembly (9 MB), compiled ahead: `main.ts` imports this module first, so that without
@@ -9,13 +9,18 @@ import { fileURLToPath } from "node:url"
  * memory"). A hint only: read from the environment before the configuration is (AppConfig decides for real),
  * and any failure leaves PGlite to compile it itself, as it always did.
  */
+/**
+ * The folder of PGlite's files (its modules, `pglite.wasm`, `pglite.data`). Resolved with `require.resolve`, not
+ * `import.meta.resolve`: a bundle that uses `import.meta.resolve` gets no bytecode cache (scripts/build.ts).
+ */
+export const pgliteDist = (): string => NodePath.dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"))
+
 let compiling: Promise<WebAssembly.Module | undefined> | undefined
 
 /** PGlite's compiled module, compiling it now unless it already is; undefined if that failed. */
 export const pgliteModule = (): Promise<WebAssembly.Module | undefined> => {
   compiling ??= (async () => {
-    const dist = NodePath.dirname(fileURLToPath(import.meta.resolve("@electric-sql/pglite")))
-    return WebAssembly.compile(await NodeFs.readFile(NodePath.join(dist, "pglite.wasm")))
+    return WebAssembly.compile(await NodeFs.readFile(NodePath.join(pgliteDist(), "pglite.wasm")))
   })().catch(() => undefined)
   return compiling
 }

@@ -151,3 +151,14 @@ test("the bundle starts on a fresh embedded DATA_DIR (a copy of the migrated tem
     await NodeFs.rm(embeddedDir, { recursive: true, force: true })
   }
 }, 180_000)
+
+test("each bundle comes with its bytecode cache, which Bun loads in place of parsing it", async () => {
+  // Bun writes no cache, silently, for code that uses `import.meta.resolve` or a top-level `await`; without it a
+  // start parses and compiles the whole bundle again (~100 ms of every restart, docs/performance.md "Restart").
+  for (const bundle of ["main.js", "cli.js"]) {
+    const source = await Bun.file(NodePath.join(ROOT, OUT, bundle)).text()
+    expect({ bundle, header: source.split("\n", 1)[0] }).toEqual({ bundle, header: "// @bun @bytecode @bun-cjs" })
+    const cache = Bun.file(NodePath.join(ROOT, OUT, `${bundle}.jsc`))
+    expect({ bundle, cached: (await cache.exists()) && cache.size > source.length }).toEqual({ bundle, cached: true })
+  }
+})
