@@ -1,5 +1,10 @@
+import { SqlClient } from "@effect/sql"
 import { afterAll, beforeAll, expect, test } from "bun:test"
+import { ConfigProvider, Effect, Layer } from "effect"
+import * as NodeOs from "node:os"
 import Pg from "pg"
+import * as AppConfig from "../../src/config/AppConfig.ts"
+import * as Database from "../../src/db/Database.ts"
 import { PREPARE_AFTER, PreparingClient } from "../../src/db/PreparedStatements.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 
@@ -126,3 +131,32 @@ test("the embedded database (PGlite through pglite-socket, as db/Database.ts rea
     await pglite.close()
   }
 }, 60_000)
+
+test("DB_PREPARED_STATEMENTS decides it for the service's own pool: on by default, off with false", async () => {
+  // The service's database layer as App builds it, with one connection so that pg_prepared_statements is its own.
+  const databaseWith = (setting: ReadonlyArray<[string, string]>) => {
+    const settings = new Map([
+      ["DATABASE_URL", db.url],
+      ["DATA_DIR", NodeOs.tmpdir()],
+      ["DB_POOL_SIZE", "1"],
+      ["SECRETS_KEY", Buffer.alloc(32, 7).toString("base64")],
+      ...setting
+    ])
+    const config = AppConfig.layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings))))
+    return Database.layer.pipe(Layer.provide(config))
+  }
+  const statementsOf = (setting: ReadonlyArray<[string, string]>) =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      for (let i = 0; i < PREPARE_AFTER + 1; i++) {
+        expect(yield* Database.query(sql<{ note: string }>`SELECT note FROM items WHERE id = ${1}`)).toEqual([{ note: "one" }])
+      }
+      const pool = yield* Database.PgPool
+      const rows = yield* Effect.promise(() => pool.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements"))
+      return rows.rows.map((row) => row.statement)
+    }).pipe(Effect.provide(databaseWith(setting)), Effect.scoped, Effect.runPromise)
+  const text = "SELECT note FROM items WHERE id = $1"
+  expect({ unset: await statementsOf([]) }).toEqual({ unset: [text] })
+  expect({ on: await statementsOf([["DB_PREPARED_STATEMENTS", "true"]]) }).toEqual({ on: [text] })
+  expect({ off: await statementsOf([["DB_PREPARED_STATEMENTS", "false"]]) }).toEqual({ off: [] })
+})
