@@ -200,8 +200,12 @@ export const changesReservation = (columns: Partial<State>): boolean =>
 
 /** The columns whose value differs, for an `UPDATE` that writes only what changed. */
 export const changedColumns = (before: ReservationRow, after: State): Partial<State> => {
+  // Most columns are strings, numbers, booleans or null: compared as they are; only objects go through JSON.
   const same = (a: unknown, b: unknown) =>
-    a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : JSON.stringify(a) === JSON.stringify(b)
+    a === b ||
+    (a instanceof Date && b instanceof Date
+      ? a.getTime() === b.getTime()
+      : typeof a === "object" && typeof b === "object" && JSON.stringify(a) === JSON.stringify(b))
   const changed: Partial<State> = {}
   const compare = <K extends keyof State>(key: K) => {
     if (!same(before[key], after[key])) changed[key] = after[key]
