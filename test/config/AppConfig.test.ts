@@ -61,24 +61,13 @@ describe("AppConfig (design §4)", () => {
     expect(config.reportsEvery).toEqual(Duration.minutes(15))
   })
 
+  // The on/off settings: true/1 and false/0, and empty (unset) means each one's default.
   test.each([
-    ["true", true],
-    ["1", true],
-    ["false", false],
-    ["0", false],
-    ["", false]
-  ])("WEBHOOK_ALLOW_PRIVATE_URLS=%p reads %p", (value, expected) => {
-    expect(Either.getOrThrow(read({ WEBHOOK_ALLOW_PRIVATE_URLS: value })).allowPrivateUrls).toBe(expected)
-  })
-
-  test.each([
-    ["true", true],
-    ["1", true],
-    ["false", false],
-    ["0", false],
-    ["", true]
-  ])("DB_PREPARED_STATEMENTS=%p reads %p", (value, expected) => {
-    expect(Either.getOrThrow(read({ DB_PREPARED_STATEMENTS: value })).dbPreparedStatements).toBe(expected)
+    ["WEBHOOK_ALLOW_PRIVATE_URLS", "allowPrivateUrls", false],
+    ["DB_PREPARED_STATEMENTS", "dbPreparedStatements", true]
+  ] as const)("%s reads true/1 and false/0, unset is its default", (name, field, whenUnset) => {
+    const reads = ["true", "1", "false", "0", ""].map((value) => [value, Either.getOrThrow(read({ [name]: value }))[field]])
+    expect(reads).toEqual([["true", true], ["1", true], ["false", false], ["0", false], ["", whenUnset]])
   })
 
   test("PUBLIC_BASE_URL follows PORT unless set; a trailing slash is dropped", () => {
