@@ -11,11 +11,17 @@ import type { CompiledRoutes } from "./Routes.ts"
  * proxy's id ties its logs to ours; anything else is replaced by a fresh UUID.
  */
 
-/** What is learnt about a request while it runs, for its log line (one mutable record per request). */
+/** What is learnt about a request while it runs, for its log line and its response (one mutable record per request). */
 export interface RequestFacts {
   readonly requestId: string
   /** The API key's display prefix (`svc_live_AbC123`), once the partner authentication knows it. */
   keyPrefix: string | null
+  /**
+   * Headers every response of this request carries, errors included (the rate limit's, set by the partner
+   * authentication): written on the response by the access log's one pre-response handler, instead of a
+   * handler of their own — each pre-response handler is a fiber-ref write per request (docs/performance.md).
+   */
+  responseHeaders: Readonly<Record<string, string>> | null
 }
 
 /** The current request's facts; null outside a request (a background loop). */
@@ -27,11 +33,8 @@ const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/
 export const requestIdOf = (incoming: string | undefined): string =>
   incoming !== undefined && WELL_FORMED.test(incoming) ? incoming : randomUUID()
 
-/** Records the key's display prefix (never the key) on the current request's log line. */
-export const noteKeyPrefix = (prefix: string) =>
-  Effect.map(FiberRef.get(CurrentRequest), (facts) => {
-    if (facts !== null) facts.keyPrefix = prefix
-  })
+/** The current request's facts, to note what the request learns (null outside the error middleware). */
+export const currentFacts: Effect.Effect<RequestFacts | null> = FiberRef.get(CurrentRequest)
 
 /** Methods a metric label may name; anything else a client invents is `other` (labels are bounded sets). */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
@@ -72,7 +75,8 @@ export const make = (routes: CompiledRoutes) => {
           // Synchronous updates: two more effects per request would cost more than the counting itself.
           Metrics.httpRequests.unsafeUpdate(1, labels.count)
           Metrics.httpRequestDuration.unsafeUpdate((now - startedAt) / 1000, labels.duration)
-          const answer = HttpServerResponse.setHeader(response, "x-request-id", facts.requestId)
+          const identified = HttpServerResponse.setHeader(response, "x-request-id", facts.requestId)
+          const answer = facts.responseHeaders === null ? identified : HttpServerResponse.setHeaders(identified, facts.responseHeaders)
           // Below the log level the line is not built at all: its annotations are a map made per request.
           return Effect.flatMap(FiberRef.get(FiberRef.currentMinimumLogLevel), (minimum) =>
             LogLevel.greaterThan(minimum, LogLevel.Info) ? Effect.succeed(answer) : Effect.as(

@@ -300,7 +300,11 @@ export const layer = (routes: ReadonlyArray<Route>) => {
 
   return HttpApiBuilder.middleware((app) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const facts: AccessLog.RequestFacts = { requestId: AccessLog.requestIdOf(request.headers["x-request-id"]), keyPrefix: null }
+      const facts: AccessLog.RequestFacts = {
+        requestId: AccessLog.requestIdOf(request.headers["x-request-id"]),
+        keyPrefix: null,
+        responseHeaders: null
+      }
       const handled = Effect.catchAllCause(guarded(app, request), (cause) => recover(request, cause, facts.requestId))
       // Each request runs in a fiber of its own: the facts are set for the rest of it, not scoped with
       // `Effect.locally` (an acquire/release around every request; docs/performance.md).
