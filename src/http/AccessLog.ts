@@ -75,8 +75,10 @@ export const make = (routes: CompiledRoutes) => {
           // Synchronous updates: two more effects per request would cost more than the counting itself.
           Metrics.httpRequests.unsafeUpdate(1, labels.count)
           Metrics.httpRequestDuration.unsafeUpdate((now - startedAt) / 1000, labels.duration)
-          const identified = HttpServerResponse.setHeader(response, "x-request-id", facts.requestId)
-          const answer = facts.responseHeaders === null ? identified : HttpServerResponse.setHeaders(identified, facts.responseHeaders)
+          // One copy of the response for every header the request adds.
+          const answer = facts.responseHeaders === null
+            ? HttpServerResponse.setHeader(response, "x-request-id", facts.requestId)
+            : HttpServerResponse.setHeaders(response, { ...facts.responseHeaders, "x-request-id": facts.requestId })
           // Below the log level the line is not built at all: its annotations are a map made per request.
           return Effect.flatMap(FiberRef.get(FiberRef.currentMinimumLogLevel), (minimum) =>
             LogLevel.greaterThan(minimum, LogLevel.Info) ? Effect.succeed(answer) : Effect.as(

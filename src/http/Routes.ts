@@ -25,6 +25,20 @@ const routerPath = (path: string) => path.includes("//") ? path.replace(/\/{2,}/
  */
 export const compile = (routes: ReadonlyArray<Route>) => {
   const compiled = routes.map((route) => ({ ...route, regex: matcher(route.path) }))
+  const byMethod = new Map<string, Array<(typeof compiled)[number]>>()
+  for (const route of compiled) byMethod.set(route.method, [...(byMethod.get(route.method) ?? []), route])
+  const scanTemplate = (method: string, path: string): string =>
+    byMethod.get(method)?.find((route) => route.regex.test(routerPath(path)))?.path ??
+      compiled.find((route) => route.regex.test(routerPath(path)))?.path ??
+      "(unknown route)"
+  // The access log asks on every request: a path with no parameter is answered from a map of what the scan
+  // answers for it (the same answer, computed once), a parameterised one by the scan of its method's routes.
+  const staticTemplates = new Map(
+    compiled.filter((route) => !route.path.includes(":")).map((route) => [
+      `${route.method} ${route.path}`,
+      scanTemplate(route.method, route.path)
+    ])
+  )
   const withBody = compiled.filter((route) => route.body !== undefined)
   // Most body routes have no parameter: one map lookup finds them (endpoint 3 is the hot one).
   const staticBodies = new Map(
@@ -36,9 +50,7 @@ export const compile = (routes: ReadonlyArray<Route>) => {
       [...new Set(compiled.filter((route) => route.regex.test(routerPath(path))).map((route) => route.method))],
     /** `/api/partners/webhooks/:id`, not the id: a template keeps ids and external_ids out of the log. */
     templateOf: (method: string, path: string): string =>
-      compiled.find((route) => route.method === method && route.regex.test(routerPath(path)))?.path ??
-        compiled.find((route) => route.regex.test(routerPath(path)))?.path ??
-        "(unknown route)",
+      staticTemplates.get(`${method} ${path}`) ?? scanTemplate(method, path),
     /** The body that the route of `method path` reads; undefined when it reads none or there is no route. */
     bodyOf: (method: string, path: string): BodyKind | undefined =>
       staticBodies.get(`${method} ${path}`) ??

@@ -35,3 +35,28 @@ test("a path of no route stays unknown", () => {
   expect(routes.bodyOf("PUT", "/api/checkin/tok/guests/a/b/document")).toBeUndefined()
   expect(routes.allowed("/api/partners")).toEqual([])
 })
+
+test("a static path's template is the one the in-order scan finds, also when a parameterised route declared first matches it", () => {
+  const overlapping = Routes.compile([
+    { method: "GET", path: "/api/partners/registrations/:external_id" },
+    { method: "GET", path: "/api/partners/registrations/validate" },
+    { method: "POST", path: "/api/partners/registrations/validate", body: "json" },
+    { method: "GET", path: "/api/partners/properties" }
+  ])
+  expect([
+    overlapping.templateOf("GET", "/api/partners/registrations/validate"),
+    overlapping.templateOf("POST", "/api/partners/registrations/validate"),
+    overlapping.templateOf("GET", "/api/partners/properties"),
+    overlapping.templateOf("GET", "/api/partners/registrations/R-1"),
+    // Another method's route: the template of the path, whatever the method.
+    overlapping.templateOf("DELETE", "/api/partners/properties"),
+    overlapping.templateOf("GET", "/API/Partners/Properties/")
+  ]).toEqual([
+    "/api/partners/registrations/:external_id",
+    "/api/partners/registrations/validate",
+    "/api/partners/properties",
+    "/api/partners/registrations/:external_id",
+    "/api/partners/properties",
+    "/api/partners/properties"
+  ])
+})
