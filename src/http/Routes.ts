@@ -27,10 +27,12 @@ export const compile = (routes: ReadonlyArray<Route>) => {
   const compiled = routes.map((route) => ({ ...route, regex: matcher(route.path) }))
   const byMethod = new Map<string, Array<(typeof compiled)[number]>>()
   for (const route of compiled) byMethod.set(route.method, [...(byMethod.get(route.method) ?? []), route])
-  const scanTemplate = (method: string, path: string): string =>
-    byMethod.get(method)?.find((route) => route.regex.test(routerPath(path)))?.path ??
-      compiled.find((route) => route.regex.test(routerPath(path)))?.path ??
+  const scanTemplate = (method: string, path: string): string => {
+    const normal = routerPath(path)
+    return byMethod.get(method)?.find((route) => route.regex.test(normal))?.path ??
+      compiled.find((route) => route.regex.test(normal))?.path ??
       "(unknown route)"
+  }
   // The access log asks on every request: a path with no parameter is answered from a map of what the scan
   // answers for it (the same answer, computed once), a parameterised one by the scan of its method's routes.
   const staticTemplates = new Map(
