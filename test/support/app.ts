@@ -52,9 +52,10 @@ export const stopAll = async (...started: ReadonlyArray<Started | undefined>) =>
 
 /**
  * Boots the real application layer in-process on a random port, configured only through `env` (as the
- * process would be), and answers its base URL. Nothing is mocked: HTTP, database and RPC are real.
+ * process would be), and answers its base URL. Nothing is mocked: HTTP, database and RPC are real. `around` is
+ * built first, under everything (bench/ops.ts puts a supervisor there).
  */
-export const startApp = async (env: Record<string, string>): Promise<RunningApp> => {
+export const startApp = async (env: Record<string, string>, around: Layer.Layer<never> = Layer.empty): Promise<RunningApp> => {
   const dataDir = env.DATA_DIR ?? await tempDir("app")
   const adminToken = env.ADMIN_TOKEN ?? `admin-${Math.random().toString(36).slice(2)}`
   const full: Record<string, string> = {
@@ -70,7 +71,12 @@ export const startApp = async (env: Record<string, string>): Promise<RunningApp>
   const provider = Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(full))))
   const config = AppConfig.layer.pipe(Layer.provide(provider))
   const runtime = ManagedRuntime.make(
-    App.pipe(Layer.provide(config), Layer.provide(Logging.layer.pipe(Layer.provide(config))), Layer.provide(provider))
+    App.pipe(
+      Layer.provide(config),
+      Layer.provide(Logging.layer.pipe(Layer.provide(config))),
+      Layer.provide(provider),
+      Layer.provide(around)
+    )
   )
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
   const baseUrl = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
