@@ -215,9 +215,12 @@ const DocumentedPartnerApi = Layer.effect(
 )
 
 /** Partner API, OpenAPI, docs, health and the admin RPC: what ROLE=api|all serves. */
-const PartnerHttp = HttpApiBuilder.serve(RequestDrain.middleware).pipe(
+const PartnerHttp = HttpApiBuilder.serve().pipe(
   Layer.provide(DocsLayer.pipe(Layer.provide(DocumentedPartnerApi))),
-  Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(PartnerApi, nonApiRoutes))),
+  Layer.provide(ErrorMiddleware.layer(
+    ErrorMiddleware.routesOf(PartnerApi, nonApiRoutes),
+    [CheckinPage.coveredHeaders, PanelPage.coveredHeaders]
+  )),
   Layer.provide(AdminHandlers.layer),
   Layer.provide(CheckinPage.layer),
   Layer.provide(PanelPage.layer),
@@ -231,7 +234,7 @@ const PartnerHttp = HttpApiBuilder.serve(RequestDrain.middleware).pipe(
 )
 
 /** What ROLE=worker serves: health only. */
-const WorkerHttp = HttpApiBuilder.serve(RequestDrain.middleware).pipe(
+const WorkerHttp = HttpApiBuilder.serve().pipe(
   Layer.provide(ErrorMiddleware.layer(ErrorMiddleware.routesOf(WorkerApi, []))),
   Layer.provide(HttpApiBuilder.api(WorkerApi).pipe(Layer.provide(WorkerHealthLive)))
 )

@@ -155,6 +155,34 @@ test("one start-up line; on SIGTERM a slow request finishes, new connections are
   expect(stopped[0].annotations).toEqual({ drained_requests: 1, cut_requests: 0, released_leases: 0 })
 }, 60_000)
 
+test("a request whose client hangs up is no longer in flight: a later SIGTERM has nothing to wait for", async () => {
+  const service = await start({ ROLE: "api", SHUTDOWN_DRAIN_SECONDS: "5" })
+  const url = await service.ready(30_000)
+  receiver.on("/hang-up", { hang: true })
+  const { key, id } = await endpointAt(url, "/hang-up")
+  const client = new AbortController()
+  const ping = fetch(`${url}/api/partners/webhooks/${id}/test`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+    signal: client.signal
+  }).then((response) => response.status, (error: Error) => error.name)
+  await receiver.waitFor((request) => request.path === "/hang-up", 10_000)
+  client.abort()
+  expect(await ping).toBe("AbortError")
+  // The abort interrupts the route's handler on the server; give it a moment to unwind.
+  await Bun.sleep(300)
+
+  const signalled = performance.now()
+  service.child.kill("SIGTERM")
+  expect(await exitAfterSigterm(service)).toBe(0)
+  // Counted in flight still, the drain would wait its 5 s and report the request cut off.
+  expect(performance.now() - signalled).toBeLessThan(4_000)
+  await service.stop()
+  const stopped = linesStarting(service, "stopped:").map((line) => line.message)
+  expect(stopped).toHaveLength(1)
+  expect(stopped[0]).toMatch(/^stopped: drained 0 requests in flight, released \d+ job leases?$/)
+}, 60_000)
+
 test("LOG_LEVEL=Warning: no line per request, but the start-up and stop lines are still written", async () => {
   const service = await start({ LOG_LEVEL: "Warning" })
   const url = await service.ready(30_000)

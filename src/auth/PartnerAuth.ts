@@ -1,8 +1,8 @@
 import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest, OpenApi } from "@effect/platform"
-import { Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { bucketFor, RateLimits } from "../ratelimit/RateLimits.ts"
 import { type RateLimited, RateLimitedBody, Unauthorized, UnauthorizedBody } from "../shared/errors.ts"
-import { currentFacts } from "../http/AccessLog.ts"
+import { addResponseHeaders, CurrentRequest } from "../http/AccessLog.ts"
 import { displayPrefix } from "./ApiKey.ts"
 import { ApiKeys } from "./ApiKeys.ts"
 import { type AuthenticatedKey, CurrentKey } from "./CurrentKey.ts"
@@ -47,19 +47,21 @@ export const layer = Layer.effect(
         > => {
           if (Option.isNone(found)) return Effect.fail(unauthorized)
           const key = found.value
-          return Effect.flatMap(currentFacts, (facts) => {
+          // The request and its facts read from the fiber in one step (docs/performance.md, "Effect steps per request").
+          return Effect.withFiberRuntime((fiber) => {
+            const facts = fiber.getFiberRef(CurrentRequest)
+            const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
             // The key's display prefix (never the key) for the request's log line.
             if (facts !== null) facts.keyPrefix = displayPrefix(Redacted.value(token))
-            return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-              Effect.flatMap(
-                rateLimits.consume(key.keyId, bucketFor(request.method, request.url.split("?", 1)[0]!), key.limits),
-                (decision) => {
-                  // Headers go on every partner response of this request, successes and errors alike: the access
-                  // log's pre-response handler writes them (the error middleware serves every partner route).
-                  if (facts !== null) facts.responseHeaders = decision.headers
-                  return decision.allowed ? Effect.succeed(key) : Effect.fail(decision.error)
-                }
-              ))
+            return Effect.flatMap(
+              rateLimits.consume(key.keyId, bucketFor(request.method, request.url.split("?", 1)[0]!), key.limits),
+              (decision) => {
+                // Headers go on every partner response of this request, successes and errors alike: the access
+                // log's pre-response handler writes them (the error middleware serves every partner route).
+                if (facts !== null) addResponseHeaders(facts, decision.headers)
+                return decision.allowed ? Effect.succeed(key) : Effect.fail(decision.error)
+              }
+            )
           })
         })
     })

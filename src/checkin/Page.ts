@@ -66,8 +66,11 @@ const page = StaticPage.make({
   covers: (url) => url.startsWith("/checkin/") || url.startsWith("/api/checkin/")
 })
 
-/** The check-in page, its assets and the security headers of everything under `/checkin` and `/api/checkin`. */
+/** The check-in page and its assets. */
 export const layer = page.layer
+
+/** The security headers of every answer under `/checkin` and `/api/checkin` (for `ErrorMiddleware.layer`). */
+export const coveredHeaders = page.coveredHeaders
 
 /** For `ErrorMiddleware.routesOf`: 405 rather than 404 for another method on these paths. */
 export const routes = page.routes

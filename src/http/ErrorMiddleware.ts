@@ -9,7 +9,7 @@ import {
   HttpServerResponse,
   Multipart
 } from "@effect/platform"
-import { Cause, Effect, FiberRef, Option, Schema } from "effect"
+import { Cause, Clock, Context, Effect, Option, Schema } from "effect"
 import { isUnavailable } from "../db/SqlErrors.ts"
 import {
   clip,
@@ -24,6 +24,7 @@ import {
 } from "../shared/errors.ts"
 import * as AccessLog from "./AccessLog.ts"
 import * as BodyGuard from "./BodyGuard.ts"
+import { RequestDrain } from "./RequestDrain.ts"
 import * as Routes from "./Routes.ts"
 import type { BodyKind, Route } from "./Routes.ts"
 
@@ -176,10 +177,15 @@ const invalidRequest = (error: HttpApiError.HttpApiDecodeError) => {
  * invalid_json (`BodyGuard`); decode failures → 400 invalid_request naming every field, malformed JSON → 400
  * invalid_json, unknown routes → 404 not_found / 405 method_not_allowed, and defects → 500 internal_error with
  * a request id (logged, never leaked). No error body repeats more than 200 characters of input (`clip`).
- * It wraps the whole router, so it also sees what `HttpApiMiddleware`s cannot (stack-notes §3). It runs on
- * every request: a request without a body pays one method test (docs/performance.md).
+ * It wraps the whole router, so it also sees what `HttpApiMiddleware`s cannot (stack-notes §3).
+ *
+ * It is also the one pass every request makes before its route: the request's facts and access-log line
+ * (`AccessLog`, with the headers of the pages `covered` names), and the drain's count of requests in flight
+ * (`RequestDrain`) — in one step and one handler, where separate middlewares cost ~20 % of a read's Effect
+ * steps (docs/performance.md, "Effect steps per request"). A request without a body pays one method test for
+ * the guard.
  */
-export const layer = (routes: ReadonlyArray<Route>) => {
+export const layer = (routes: ReadonlyArray<Route>, covered: ReadonlyArray<AccessLog.CoveredHeaders> = []) => {
   const compiled = Routes.compile(routes)
 
   const routeNotFound = (request: HttpServerRequest.HttpServerRequest) => {
@@ -296,22 +302,28 @@ export const layer = (routes: ReadonlyArray<Route>) => {
     })
   }
 
-  const accessLog = AccessLog.make(compiled)
+  const accessLog = AccessLog.make(compiled, covered)
 
-  return HttpApiBuilder.middleware((app) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const facts: AccessLog.RequestFacts = {
-        requestId: AccessLog.requestIdOf(request.headers["x-request-id"]),
-        keyPrefix: null,
-        responseHeaders: null
-      }
-      const handled = Effect.catchAllCause(guarded(app, request), (cause) => recover(request, cause, facts.requestId))
+  return HttpApiBuilder.middleware(Effect.map(RequestDrain, (drain) => (app) =>
+    Effect.withFiberRuntime((fiber) => {
+      const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+      const facts = accessLog.start(request, Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+      drain.enter(request)
+      // Counted out whichever way the request ends: a client that hangs up interrupts only the route's handler
+      // (the router runs it interruptible), and this match runs in platform's uninterruptible request region —
+      // what `Effect.ensuring` would add a mask for (test/main.test.ts holds it).
+      const handled = Effect.matchCauseEffect(guarded(app, request), {
+        onFailure: (cause) => {
+          drain.leave()
+          return recover(request, cause, facts.requestId)
+        },
+        onSuccess: (response) => {
+          drain.leave()
+          return Effect.succeed(response)
+        }
+      })
       // Each request runs in a fiber of its own: the facts are set for the rest of it, not scoped with
       // `Effect.locally` (an acquire/release around every request; docs/performance.md).
-      return Effect.zipRight(
-        Effect.zipRight(accessLog.begin(request, facts), FiberRef.set(AccessLog.CurrentRequest, facts)),
-        handled
-      )
-    })
-  )
+      return Effect.zipRight(accessLog.begin(request, facts), handled)
+    })))
 }

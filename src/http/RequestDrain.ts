@@ -1,4 +1,4 @@
-import { type HttpApp, HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "@effect/platform"
 import { Context, Duration, Effect, Predicate, Schedule } from "effect"
 
 /**
@@ -21,8 +21,13 @@ interface BunListener {
 }
 
 export interface RequestDrainShape {
-  /** Counts `app`'s requests in flight; the HTTP server's outermost middleware. */
-  readonly track: <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R>
+  /**
+   * Counts a request in flight, until its `leave`. Plain calls, not effects: the error middleware, which every
+   * request of the router passes through, makes them in the step it already takes per request
+   * (docs/performance.md, "Effect steps per request").
+   */
+  readonly enter: (request: HttpServerRequest.HttpServerRequest) => void
+  readonly leave: () => void
   /** Stops listening and waits up to `within` for the requests in flight. */
   readonly drain: (within: Duration.Duration) => Effect.Effect<DrainOutcome>
   /** The last drain's outcome (none yet: nothing drained). */
@@ -52,17 +57,14 @@ export const make: Effect.Effect<RequestDrainShape> = Effect.sync(() => {
     listener: BunListener | undefined
     outcome: DrainOutcome
   } = { inFlight: 0, draining: false, finishedWhileDraining: 0, listener: undefined, outcome: { drained: 0, cut: 0 } }
-  const finished = Effect.sync(() => {
+  const enter = (request: HttpServerRequest.HttpServerRequest) => {
+    state.inFlight++
+    state.listener ??= listenerOf(request)
+  }
+  const leave = () => {
     state.inFlight--
     if (state.draining) state.finishedWhileDraining++
-  })
-
-  const track = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      state.inFlight++
-      state.listener ??= listenerOf(request)
-      return Effect.ensuring(app, finished)
-    })
+  }
 
   const idle = Effect.sync(() => state.inFlight).pipe(
     Effect.repeat({ until: (n) => n === 0, schedule: Schedule.spaced("10 millis") })
@@ -83,9 +85,5 @@ export const make: Effect.Effect<RequestDrainShape> = Effect.sync(() => {
       return state.outcome
     })
 
-  return { track, drain, outcome: Effect.sync(() => state.outcome) }
+  return { enter, leave, drain, outcome: Effect.sync(() => state.outcome) }
 })
-
-/** `RequestDrain.track` as an `HttpApiBuilder.serve` middleware. */
-export const middleware = (app: HttpApp.Default): HttpApp.Default<never, RequestDrain> =>
-  Effect.flatMap(RequestDrain, (drain) => drain.track(app))

@@ -1,8 +1,9 @@
-import { HttpApiBuilder, HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { toBody } from "../shared/errors.ts"
+import type { CoveredHeaders } from "./AccessLog.ts"
 import { projectFile } from "../shared/ProjectRoot.ts"
 
 /**
@@ -51,7 +52,14 @@ export interface StaticPageOptions<R> {
 }
 
 export interface StaticPage<R> {
+  /** The page's and its assets' routes. */
   readonly layer: Layer.Layer<never, never, R>
+  /**
+   * The security headers of every answer `covers` names, the JSON API's typed errors and the error middleware's
+   * 404/405 included: for `ErrorMiddleware.layer`, whose one pre-response handler writes them on the final
+   * response (a middleware mapping the response would not see those answers).
+   */
+  readonly coveredHeaders: CoveredHeaders
   /** For `ErrorMiddleware.routesOf`: 405 rather than 404 for another method on these paths. */
   readonly routes: ReadonlyArray<{ readonly method: string; readonly path: string }>
 }
@@ -113,20 +121,9 @@ export const make = <R>(options: StaticPageOptions<R>): StaticPage<R> => {
     })
   )
 
-  /**
-   * The same headers on every covered answer, the JSON API's typed errors and the error middleware's 404/405
-   * included: a pre-response handler runs on the final response, which a middleware mapping the response would
-   * not see. Other paths pay one predicate call.
-   */
-  const headersLayer = HttpApiBuilder.middleware((app) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      options.covers(request.url)
-        ? Effect.zipRight(HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(secure(response))), app)
-        : app)
-  )
-
   return {
-    layer: Layer.mergeAll(routeLayer, headersLayer),
+    layer: routeLayer,
+    coveredHeaders: { covers: options.covers, headers },
     routes: [...options.pagePaths, `${options.assetsPath}/:file`].map((path) => ({ method: "GET", path }))
   }
 }

@@ -74,8 +74,11 @@ const page = StaticPage.make({
   covers: isPanelPath
 })
 
-/** The panel page, its assets and the security headers of everything under `/panel` and `/api/panel`. */
+/** The panel page and its assets. */
 export const layer = page.layer
+
+/** The security headers of every answer under `/panel` and `/api/panel` (for `ErrorMiddleware.layer`). */
+export const coveredHeaders = page.coveredHeaders
 
 /** For `ErrorMiddleware.routesOf`: 405 rather than 404 for another method on these paths. */
 export const routes = page.routes
