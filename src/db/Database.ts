@@ -1,3 +1,4 @@
+import * as TraceContext from "../shared/TraceContext.ts"
 import { SqlClient, SqlError } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
@@ -24,9 +25,6 @@ export class Database extends Context.Tag("db/Database")<Database, DatabaseInfo>
 /** The `pg` pool behind the `SqlClient`, for the few hot paths measured in docs/performance.md. */
 export class PgPool extends Context.Tag("db/PgPool")<PgPool, Pg.Pool>() {}
 
-// The tracer Effect uses when none is installed: its spans are never exported (traces off, docs/observability.md).
-const nativeTracer = Effect.runSync(Effect.tracer)
-
 /** A statement on the pool itself, outside any transaction: `pg`'s own call, failing as @effect/sql fails. */
 const onPool = <A extends object>(pool: Pg.Pool, text: string, params: ReadonlyArray<unknown>) =>
   Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
@@ -52,21 +50,20 @@ const onPool = <A extends object>(pool: Pg.Pool, text: string, params: ReadonlyA
 export const query = <A extends object>(
   statement: Statement.Statement<A>
 ): Effect.Effect<ReadonlyArray<A>, SqlError.SqlError> =>
-  Effect.flatMap(Effect.context<never>(), (context) => {
-    const transaction = Context.getOption(context, SqlClient.TransactionConnection)
-    const pool = Context.getOption(context, PgPool)
+  // One step for the context and the tracer, read from the fiber (docs/performance.md, "Effect steps per request").
+  Effect.withFiberRuntime((fiber) => {
+    const transaction = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
+    const pool = Context.getOption(fiber.currentContext, PgPool)
     if (Option.isNone(transaction) && Option.isNone(pool)) return statement
     const [text, params] = statement.compile()
     const run: Effect.Effect<ReadonlyArray<A>, SqlError.SqlError> = Option.isSome(transaction)
       ? transaction.value[0].execute(text, params, undefined)
       : onPool<A>(Option.getOrThrow(pool), text, params)
-    return Effect.tracerWith((tracer) =>
-      tracer === nativeTracer ? run : Effect.withSpan(run, "sql.execute", {
-        kind: "client",
-        captureStackTrace: false,
-        attributes: { "db.system.name": "postgresql", "db.query.text": text }
-      })
-    )
+    return !TraceContext.isTracing(fiber) ? run : Effect.withSpan(run, "sql.execute", {
+      kind: "client",
+      captureStackTrace: false,
+      attributes: { "db.system.name": "postgresql", "db.query.text": text }
+    })
   })
 
 /** The failure that stops start-up when the database cannot be reached, with a message for the operator. */

@@ -88,12 +88,14 @@ const makeOutageLog = () => {
         uncounted_requests: uncounted
       }))
     },
-    answered: (now: number): Effect.Effect<void> => {
-      if (outage === undefined) return Effect.void
+    /** `decision`, after the one line that says the store answers again when it was away (one step otherwise). */
+    answered: (now: number, decision: Decision): Effect.Effect<Decision> => {
+      if (outage === undefined) return Effect.succeed(decision)
       const { since, uncounted } = outage
       outage = undefined
       return Effect.logInfo("rate-limit store answers again; requests are counted").pipe(
-        Effect.annotateLogs({ down_ms: now - since, uncounted_requests: uncounted })
+        Effect.annotateLogs({ down_ms: now - since, uncounted_requests: uncounted }),
+        Effect.as(decision)
       )
     }
   }
@@ -110,12 +112,14 @@ const make = Effect.gen(function*() {
   const limiter = yield* RateLimiter.RateLimiter
   const outage = makeOutageLog()
   const consumeKey: RateLimitsShape["consumeKey"] = ({ key, limit, window, what }) =>
-    // Runs on every partner request: a flat pipeline, no generator (docs/performance.md).
-    Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.matchEffect(limiter.consume({ key, limit, window }), {
+    // Runs on every partner request: a flat pipeline, no generator, the clock read from the fiber in the same
+    // step (docs/performance.md, "Effect steps per request").
+    Effect.withFiberRuntime((fiber) => {
+      const now = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
+      return Effect.matchEffect(limiter.consume({ key, limit, window }), {
         // resetAfter is when the full budget is back (design §6.15).
         onSuccess: (result): Effect.Effect<Decision> =>
-          Effect.as(outage.answered(now), {
+          outage.answered(now, {
             allowed: true,
             headers: headers(limit, result.remaining, Math.ceil((now + Duration.toMillis(result.resetAfter)) / 1000))
           }),
@@ -140,7 +144,8 @@ const make = Effect.gen(function*() {
             })
           })
         }
-      }))
+      })
+    })
   const consume: RateLimitsShape["consume"] = (keyId, bucket, limits) =>
     consumeKey({ key: `${keyId}:${bucket}`, limit: limits[bucket], window: WINDOW, what: bucket })
   return RateLimits.of({ consume, consumeKey })
