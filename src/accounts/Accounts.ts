@@ -3,6 +3,7 @@ import { DateTime, Effect, Option, Schema } from "effect"
 import { AccountNotFound, MemberNotFound } from "../shared/errors.ts"
 import type { KeyLimits } from "./KeyLimits.ts"
 import { lookupId } from "../shared/Uuid.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 export interface Account {
   readonly account_id: string
@@ -60,7 +61,7 @@ export class Accounts extends Effect.Service<Accounts>()("accounts/Accounts", {
         RETURNING id AS account_id, name, email`.pipe(
         Effect.orDie,
         Effect.flatMap((rows) => rows[0] === undefined ? Effect.dieMessage("INSERT returned no account") : Effect.succeed(rows[0])),
-        Effect.withSpan("Accounts.create")
+        TraceContext.withSpan("Accounts.create")
       )
 
     const view = SqlSchema.findOne({
@@ -109,7 +110,7 @@ export class Accounts extends Effect.Service<Accounts>()("accounts/Accounts", {
             ? Effect.fail(new AccountNotFound({ message: `no account ${accountId}` }))
             : Effect.succeed({ account_id: rows[0].id, live_enabled: true as const })
         ),
-        Effect.withSpan("Accounts.enableLive")
+        TraceContext.withSpan("Accounts.enableLive")
       )
 
     /** The account's test environment exists from now on (panel: once per account). */
@@ -174,7 +175,7 @@ export class Accounts extends Effect.Service<Accounts>()("accounts/Accounts", {
             ? Effect.fail(new AccountNotFound({ message: `no account ${accountId}` }))
             : Effect.succeed({ account_id: accountId, limits: rows[0] })
         ),
-        Effect.withSpan("Accounts.setLimits")
+        TraceContext.withSpan("Accounts.setLimits")
       )
     }
 

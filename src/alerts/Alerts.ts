@@ -7,6 +7,7 @@ import { MailTemplate } from "../mail/Messages.ts"
 import { ReservationRow } from "../reservations/ReservationRow.ts"
 import { todayInBogota } from "../shared/Calendar.ts"
 import { type AlertList, type FoundAlert, reportAlerts, webhookAlert } from "./Alert.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * Alerts to the account holder (design §9): a scan — at start, then every `ALERTS_EVERY` on workers — finds
@@ -158,7 +159,7 @@ export class Alerts extends Effect.Service<Alerts>()("alerts/Alerts", {
           ${current.length === 0 ? sql`` : sql`AND (account_id::text || '|' || cause) NOT IN ${sql.in(current)}`}
         RETURNING id`
       return { raised, resolved: resolved.length }
-    }).pipe(Effect.orDie, Effect.withSpan("Alerts.scan"))
+    }).pipe(Effect.orDie, TraceContext.withSpan("Alerts.scan"))
 
     /** The account's alerts, newest first (the panel). */
     const list = (accountId: string, limit = 100) =>

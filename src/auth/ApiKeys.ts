@@ -8,6 +8,7 @@ import * as ApiKey from "./ApiKey.ts"
 import type { AuthenticatedKey } from "./CurrentKey.ts"
 import { KeyUsage } from "./KeyUsage.ts"
 import { lookupId } from "../shared/Uuid.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 export interface KeyListing {
   readonly key_id: string
@@ -69,7 +70,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
           VALUES (${accountId}, ${environment}, ${generated.hash}, ${generated.displayPrefix}, ${name})
           RETURNING id AS key_id`
         return { key_id: row!.key_id, api_key: generated.key, environment, name }
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ApiKeys.create"))
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), TraceContext.withSpan("ApiKeys.create"))
 
     /** Revokes a key at once; `accountId` limits it to one account's keys (the panel). Revoking again is a no-op. */
     const revoke = (keyId: string, accountId?: string) =>
@@ -89,7 +90,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
               environment: rows[0].environment
             })
         ),
-        Effect.withSpan("ApiKeys.revoke")
+        TraceContext.withSpan("ApiKeys.revoke")
       )
 
     const list = (accountId: string) =>
@@ -114,7 +115,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("auth/ApiKeys", {
             revoked_at: row.revoked_at?.toISOString() ?? null
           }))
         }
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ApiKeys.list"))
+      }).pipe(Effect.catchTag("SqlError", Effect.die), TraceContext.withSpan("ApiKeys.list"))
 
     /**
      * The key's account, environment and limits, or none for a malformed, unknown or revoked key.

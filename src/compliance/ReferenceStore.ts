@@ -13,6 +13,7 @@ import {
   tables,
   toOverrides
 } from "./ReferenceTables.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * The operators' corrections of the reference tables (design §6.10, §9): stored in `reference_overrides`,
@@ -129,7 +130,7 @@ export class ReferenceStore extends Effect.Service<ReferenceStore>()("compliance
 
     /** The tables a report run maps with: bundled, with the stored corrections in effect now. */
     const effective = Effect.map(Effect.flatMap(load, resolved), (r) => r.data).pipe(
-      Effect.withSpan("ReferenceStore.effective")
+      TraceContext.withSpan("ReferenceStore.effective")
     )
 
     const entryOf = (table: Table, key: string, rows: ReadonlyArray<OverrideRow>, current: Resolved): Entry => {
@@ -261,7 +262,7 @@ export class ReferenceStore extends Effect.Service<ReferenceStore>()("compliance
           "reference.set",
           input.value === null ? "no value" : JSON.stringify(input.value)
         )
-      }).pipe(Effect.withSpan("ReferenceStore.set"))
+      }).pipe(TraceContext.withSpan("ReferenceStore.set"))
 
     /** `cli reference unset`: back to the bundled value. */
     const unset = (input: { readonly table: TableName; readonly key: string }) =>
@@ -283,7 +284,7 @@ export class ReferenceStore extends Effect.Service<ReferenceStore>()("compliance
             ),
           "reference.unset",
           "going back to the bundled value"
-        )).pipe(Effect.withSpan("ReferenceStore.unset"))
+        )).pipe(TraceContext.withSpan("ReferenceStore.unset"))
 
     return { effective, list, set, unset } as const
   })

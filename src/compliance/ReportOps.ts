@@ -9,6 +9,7 @@ import { InvalidRequest, ReservationNotFound } from "../shared/errors.ts"
 import { isUuid } from "../shared/Uuid.ts"
 import { SireRecords } from "./SireRecords.ts"
 import { TraSubmissions } from "./TraSubmissions.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * What an operator does with reports (design §9, "Ops CLI for reports"): list those waiting or failed
@@ -132,7 +133,7 @@ export class ReportOps extends Effect.Service<ReportOps>()("compliance/ReportOps
             ? encodeCursor({ sends_on: last.sends_on, id: last.row.id, ordinal: last.ordinal })
             : null
         }
-      }).pipe(Effect.withSpan("ReportOps.list"))
+      }).pipe(TraceContext.withSpan("ReportOps.list"))
 
     /**
      * `cli reports retry`: every report of the reservation that is in `error` goes back to `pending` — the
@@ -167,7 +168,7 @@ export class ReportOps extends Effect.Service<ReportOps>()("compliance/ReportOps
             reports: listings(row, yield* todayInBogota)
           }
         }).pipe(sql.withTransaction)
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ReportOps.retry"))
+      }).pipe(Effect.catchTag("SqlError", Effect.die), TraceContext.withSpan("ReportOps.retry"))
 
     return { list, retry } as const
   })

@@ -132,7 +132,7 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
             if (exit.status === "pending" && exit.sends_on !== null && exit.sends_on <= date) {
               yield* collect(reservation, "S", exit.sends_on)
             }
-          }).pipe(Effect.withSpan("ReportRuns.reservation", {
+          }).pipe(TraceContext.withSpan("ReportRuns.reservation", {
             attributes: { "reservation.id": id },
             links,
             ...TraceContext.parentOf(trace_parent)
@@ -181,7 +181,7 @@ export class ReportRuns extends Effect.Service<ReportRuns>()("compliance/ReportR
       }).pipe(
         Effect.catchTag("SqlError", Effect.die),
         Metric.trackDurationWith(Metrics.reportRunDuration, Duration.toSeconds),
-        Effect.withSpan("ReportRuns.run")
+        TraceContext.withSpan("ReportRuns.run")
       )
 
     // ---------------------------------------------------------------------------------------- manual SIRE

@@ -1,6 +1,7 @@
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Context, Data, Duration, Effect, Either, Layer, Metric, Option, ParseResult, Redacted, Schema } from "effect"
 import * as Metrics from "../shared/Metrics.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * The SIRE gateway client (`SIRE_MODE=gateway`, design §6.13). Migración has no public API (domain notes §2.2),
@@ -184,7 +185,7 @@ export const make = (
           )
         ),
         Effect.annotateLogs({ sireHotelCode: file.hotelCode, lines }),
-        Effect.withSpan("SireGateway.submit", {
+        TraceContext.withSpan("SireGateway.submit", {
           attributes: { "sire.hotel_code": file.hotelCode, "sire.lines": lines }
         })
       )

@@ -9,6 +9,7 @@ import { type Cause, Context, Data, Duration, Effect, Either, Layer, Metric, Opt
 import { errorCode } from "../net/ErrorCode.ts"
 import * as Metrics from "../shared/Metrics.ts"
 import type { TraCompanionBody, TraMainBody } from "./Tra.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * MinCIT's TRA web service for PMS providers (domain notes §1.2, §6.2): `POST {base}/one/` for the main guest,
@@ -287,7 +288,7 @@ export const make = (options: TraClientOptions): Effect.Effect<TraClientShape, n
             )
           ], { discard: true })
         ),
-        Effect.withSpan(endpoint === "/one/" ? "TraClient.submitMain" : "TraClient.submitCompanion", {
+        TraceContext.withSpan(endpoint === "/one/" ? "TraClient.submitMain" : "TraClient.submitCompanion", {
           // Not a "client" span: the HttpClient's own span beneath it is the one per request.
           attributes: { "tra.endpoint": endpoint, "server.address": host }
         })

@@ -8,6 +8,7 @@ import type { SubmitRegistration } from "../reservations/Reservation.ts"
 import { Registrations } from "../reservations/Registrations.ts"
 import { ReferenceStore } from "./ReferenceStore.ts"
 import { type Enrolment, wouldSend } from "./WouldSend.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * The validate endpoint (design §8b): endpoint 7's body, its rules and its property as endpoint 7 finds them,
@@ -83,7 +84,7 @@ export const make = Effect.gen(function*() {
         tra: { applies: tra.applies, would_send: tra.would_send, problems: tra.problems },
         sire
       }
-    }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Validation.validate"))
+    }).pipe(Effect.catchTag("SqlError", Effect.die), TraceContext.withSpan("Validation.validate"))
 
   return { validate } as const
 })

@@ -1,6 +1,7 @@
 import { Migrator } from "@effect/sql"
 import { Effect, Schedule } from "effect"
 import { loader } from "../../migrations/index.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * Applies pending migrations and answers their names. The migrator locks its table, so instances booting
@@ -11,5 +12,5 @@ export const runMigrations = Migrator.make({})({ loader, table: "schema_migratio
   // race there (23505 on pg_type). The loser retries; then the table exists and the lock serialises them.
   Effect.retry({ times: 3, schedule: Schedule.spaced("200 millis"), while: (error) => error._tag === "SqlError" }),
   Effect.map((applied) => applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`)),
-  Effect.withSpan("Database.migrate")
+  TraceContext.withSpan("Database.migrate")
 )

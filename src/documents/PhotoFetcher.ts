@@ -135,7 +135,7 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
     const work = (job: ClaimedFetch) =>
       download(job).pipe(
         Effect.flatMap((outcome) => record(job, outcome)),
-        Effect.withSpan("PhotoFetcher.fetch", {
+        TraceContext.withSpan("PhotoFetcher.fetch", {
           attributes: { "document.side": job.side },
           ...TraceContext.parentOf(job.trace_parent)
         })
@@ -147,7 +147,7 @@ export class PhotoFetcher extends Effect.Service<PhotoFetcher>()("documents/Phot
         const jobs = yield* claim(limit)
         yield* Effect.forEach(jobs, work, { concurrency: PHOTO_WORKERS, discard: true })
         return jobs.length
-      }).pipe(Effect.withSpan("PhotoFetcher.runDue"))
+      }).pipe(TraceContext.withSpan("PhotoFetcher.runDue"))
 
     return { runDue } as const
   })

@@ -8,6 +8,7 @@ import { addDays, todayInBogota } from "../shared/Calendar.ts"
 import { stripGuests } from "../webhooks/Outbox.ts"
 import { DocumentStore } from "./DocumentStore.ts"
 import * as GuestDocuments from "./GuestDocuments.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /** Photos are deleted 30 days after check-out (spec constants; design §5), and guest data leaves with them (§3). */
 export const RETENTION_DAYS = 30
@@ -50,7 +51,7 @@ export class Retention extends Effect.Service<Retention>()("documents/Retention"
         yield* GuestDocuments.forget(ids).pipe(Effect.provideService(SqlClient.SqlClient, sql))
         deleted += ids.length
       }
-    }).pipe(Effect.orDie, Effect.withSpan("Retention.run"))
+    }).pipe(Effect.orDie, TraceContext.withSpan("Retention.run"))
 
     /**
      * One batch of stays, in one transaction: the mark (through the reservation machine, which locks the rows in
@@ -75,7 +76,7 @@ export class Retention extends Effect.Service<Retention>()("documents/Retention"
       }
       const files = (yield* sire.redactFiles(cutoff, at)).length
       return { stays, files }
-    }).pipe(Effect.orDie, Effect.withSpan("Retention.redact"))
+    }).pipe(Effect.orDie, TraceContext.withSpan("Retention.redact"))
 
     return { run, redact } as const
   })

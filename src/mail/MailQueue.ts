@@ -60,7 +60,7 @@ export const enqueueMail = (mail: MailToSend): Effect.Effect<string, never, SqlC
     }
       RETURNING id`
     return row!.id
-  }).pipe(Effect.orDie, Effect.withSpan("MailQueue.enqueue"))
+  }).pipe(Effect.orDie, TraceContext.withSpan("MailQueue.enqueue"))
 
 /** A row claimed for one attempt. */
 export interface ClaimedMail {
@@ -145,7 +145,7 @@ export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
         mailer.send({ to: job.recipient, subject: job.subject, text: job.text_body, html: job.html_body }).pipe(
           Effect.either,
           Effect.flatMap((result) => record(job, Either.getLeft(result)))
-        )).pipe(Effect.withSpan("MailQueue.deliver", TraceContext.parentOf(job.trace_parent)))
+        )).pipe(TraceContext.withSpan("MailQueue.deliver", TraceContext.parentOf(job.trace_parent)))
 
     /** Claims up to `limit` due messages and sends them all at once; answers how many were claimed. */
     const runDue = (limit = MAIL_BATCH): Effect.Effect<number, never, Mailer> =>
@@ -153,7 +153,7 @@ export class MailQueue extends Effect.Service<MailQueue>()("mail/MailQueue", {
         const jobs = yield* claim(limit)
         yield* Effect.forEach(jobs, deliver, { concurrency: "unbounded", discard: true })
         return jobs.length
-      }).pipe(Effect.withSpan("MailQueue.runDue"))
+      }).pipe(TraceContext.withSpan("MailQueue.runDue"))
 
     return { enqueue, claim, deliver, runDue } as const
   })

@@ -3,6 +3,7 @@ import { BunFileSystem, BunPath } from "@effect/platform-bun"
 import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../config/AppConfig.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /** One message as the `Mailer` sends it: a single recipient, both bodies already rendered. */
 export interface OutgoingMail {
@@ -132,7 +133,7 @@ export const smtp = (options: { readonly url: Redacted.Redacted; readonly from: 
               onTimeout: () => new MailFailed({ transient: true, reason: "the SMTP exchange took longer than 60 s" })
             }),
             Effect.asVoid,
-            Effect.withSpan("Mailer.send", { kind: "client" })
+            TraceContext.withSpan("Mailer.send", { kind: "client" })
           )
       })
     })

@@ -21,6 +21,7 @@ import {
   type ReservationsQuery,
   type ReservationSummary
 } from "./Panel.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * What a signed-in account holder or member does in the panel (design §8). Every rule is the partner API's
@@ -163,7 +164,7 @@ export class PanelAccount extends Effect.Service<PanelAccount>()("panel/PanelAcc
           })
         }
         return summaryOf(row)
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("PanelAccount.recordDeparture"))
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), TraceContext.withSpan("PanelAccount.recordDeparture"))
 
     // ----------------------------------------------------------------------------------------------- members
 

@@ -18,6 +18,7 @@ import {
   SESSION_IDLE_MINUTES
 } from "./Panel.ts"
 import { csrfToken, hashCode, hashToken, sameDigest } from "./Secrets.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * Signing in to the account panel (design §8): passwordless, with 6-digit codes e-mailed to the account's
@@ -193,7 +194,7 @@ export class PanelAuth extends Effect.Service<PanelAuth>()("panel/PanelAuth", {
             yield* mail.enqueue({ to: email, language, template: MailTemplate.signin_code({ code, minutes: CODE_MINUTES }) })
           }
         }).pipe(sql.withTransaction, Effect.orDie)
-      }).pipe(Effect.withSpan("PanelAuth.requestCode"))
+      }).pipe(TraceContext.withSpan("PanelAuth.requestCode"))
 
     /**
      * `POST /api/panel/signup` (only with `PANEL_SIGNUP=open`): 202 whatever the e-mail. A new e-mail gets the
@@ -225,7 +226,7 @@ export class PanelAuth extends Effect.Service<PanelAuth>()("panel/PanelAuth", {
             yield* mail.enqueue({ to: email, language, template: MailTemplate.signup_code({ code, name, minutes: CODE_MINUTES }) })
           }
         }).pipe(sql.withTransaction, Effect.orDie)
-      }).pipe(Effect.withSpan("PanelAuth.signup"))
+      }).pipe(TraceContext.withSpan("PanelAuth.signup"))
 
     const createSession = (accountId: string, email: string, ip: string | null) =>
       Effect.gen(function*() {
@@ -278,7 +279,7 @@ export class PanelAuth extends Effect.Service<PanelAuth>()("panel/PanelAuth", {
           })
         }).pipe(sql.withTransaction, Effect.orDie)
         return yield* Option.match(outcome, { onNone: () => Effect.fail(invalidCode()), onSome: Effect.succeed })
-      }).pipe(Effect.withSpan("PanelAuth.signIn"))
+      }).pipe(TraceContext.withSpan("PanelAuth.signIn"))
 
     /**
      * The session of a cookie, or None: unknown, signed out, idle 30 minutes or older than 12 hours — from that

@@ -11,6 +11,7 @@ import { InvalidCode, LiveNotEnabled } from "../shared/errors.ts"
 import { CodeRow, PanelAuth } from "./PanelAuth.ts"
 import { CODE_MINUTES, CODE_TRIES, type PanelUser } from "./Panel.ts"
 import { hashCode, sameDigest } from "./Secrets.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * The account's API keys in the panel (design §8): a test key at once, a live key only with the code e-mailed to
@@ -77,7 +78,7 @@ export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
         })
         yield* audit.recordBy(user, "key.live_requested", null, { environment: "live" })
         return { _tag: "Confirm" as const, confirmation_id: id }
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("PanelAccount.requestKey"))
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), TraceContext.withSpan("PanelAccount.requestKey"))
 
     const liveKeyCode = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.String, accountId: Schema.String, at: Schema.DateFromSelf }),
@@ -123,7 +124,7 @@ export class PanelKeys extends Effect.Service<PanelKeys>()("panel/PanelKeys", {
           onNone: () => Effect.fail(new InvalidCode({ message: "the code is wrong or no longer valid; ask for a new key again", details: {} })),
           onSome: Effect.succeed
         })
-      }).pipe(Effect.withSpan("PanelAccount.confirmLiveKey"))
+      }).pipe(TraceContext.withSpan("PanelAccount.confirmLiveKey"))
 
     const revokeKey = (user: PanelUser, keyId: string) =>
       Effect.gen(function*() {

@@ -10,6 +10,7 @@ import { ExternalIdInUse, InvalidRequest, PropertyNotFound } from "../shared/err
 import type { Environment } from "../shared/Environment.ts"
 import { checkScope, type Property, type PropertyMapping, type PropertyScope } from "./Property.ts"
 import { lookupId } from "../shared/Uuid.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /** A property as stored, authority settings included (never returned by the partner API). */
 interface PropertyRow {
@@ -177,7 +178,7 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
           isUniqueViolation(error)
             ? Effect.fail(new ExternalIdInUse({ message: "an external_id is already assigned to another property" }))
             : Effect.die(error)),
-        Effect.withSpan("Properties.map")
+        TraceContext.withSpan("Properties.map")
       )
 
     // The partial unique index refused an operator's external_id; any other SqlError is a defect.
@@ -212,7 +213,7 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
           })
         } RETURNING ${sql.literal(PROPERTY_COLUMNS)}`
         return toAdminView(row!)
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", settingsConflict), Effect.withSpan("Properties.create"))
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", settingsConflict), TraceContext.withSpan("Properties.create"))
 
     const update = (propertyId: string, settings: PropertySettings) =>
       Effect.gen(function*() {
@@ -231,7 +232,7 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
           return yield* new PropertyNotFound({ message: `no property ${propertyId}` })
         }
         return toAdminView(rows[0])
-      }).pipe(Effect.catchTag("SqlError", settingsConflict), Effect.withSpan("Properties.update"))
+      }).pipe(Effect.catchTag("SqlError", settingsConflict), TraceContext.withSpan("Properties.update"))
 
     /** What the panel shows of a property: the spec's Property, its environment and its reporting settings. */
     const panelView = (row: PropertyRow & SettingsRow) => ({
@@ -253,7 +254,7 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
         WHERE account_id = ${accountId} ORDER BY environment, created_at, id`.pipe(
         Effect.map((rows) => rows.map(panelView)),
         Effect.orDie,
-        Effect.withSpan("Properties.listWithSettings")
+        TraceContext.withSpan("Properties.listWithSettings")
       )
 
     /**
@@ -278,7 +279,7 @@ export class Properties extends Effect.Service<Properties>()("properties/Propert
           return yield* new PropertyNotFound({ message: `no property ${propertyId} in this account`, details: { property_id: propertyId } })
         }
         return panelView(rows[0])
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Properties.updateSettings"))
+      }).pipe(Effect.catchTag("SqlError", Effect.die), TraceContext.withSpan("Properties.updateSettings"))
 
     return { list, map, create, update, listWithSettings, updateSettings } as const
   })

@@ -5,6 +5,7 @@ import type { UpdateReservation, UpdateResponse } from "./Reservation.ts"
 import { PartnerReservations } from "./PartnerReservations.ts"
 import { Reservations } from "./Reservations.ts"
 import { Command } from "./machine/Machine.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /** Endpoint 4 (spec rule 6, design §6.6–6.7): the rules are the machine's `Modify` (`Stay.modify`); this is the entrance. */
 export class Modifications extends Effect.Service<Modifications>()("reservations/Modifications", {
@@ -20,7 +21,7 @@ export class Modifications extends Effect.Service<Modifications>()("reservations
         const { row, result } = yield* reservations.apply(id, Command.Modify({ body }))
         const response: UpdateResponse = { ...reservations.views.reservationResponse(row, false), changed: result.changed }
         return response
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Modifications.update"))
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), TraceContext.withSpan("Modifications.update"))
 
     return { update } as const
   })

@@ -1,3 +1,4 @@
+import * as TraceContext from "../shared/TraceContext.ts"
 import { SqlClient, SqlError } from "@effect/sql"
 import { DateTime, Effect, Option } from "effect"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
@@ -146,7 +147,7 @@ export class PartnerReservations extends Effect.Service<PartnerReservations>()("
             const { row } = yield* insert(draft, [])
             return { created: true, response: views.reservationResponse(row, false) }
           }))
-      }).pipe(Effect.withSpan("Reservations.create"))
+      }).pipe(TraceContext.withSpan("Reservations.create"))
 
     /** Endpoints 6 and 8. Without include=guests the answer carries no personal data. */
     const get = (key: AuthenticatedKey, externalId: string, includeGuests: boolean) =>
@@ -193,7 +194,7 @@ export class PartnerReservations extends Effect.Service<PartnerReservations>()("
             : { warning: `already reported to ${reported.join(" and ")}; the report is not undone automatically` })
         }
         return response
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.cancel"))
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), TraceContext.withSpan("Reservations.cancel"))
 
     /**
      * The departure (design §6.8) of the reservation `id`: the rules are the machine's `Depart`; an exit movement
@@ -205,7 +206,7 @@ export class PartnerReservations extends Effect.Service<PartnerReservations>()("
         const exitInFile = yield* sireFiles.exitInFile(id)
         const { row } = yield* apply(id, Machine.Command.Depart({ departedOn, today, exitInFile }))
         return row
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Reservations.depart"))
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), TraceContext.withSpan("Reservations.depart"))
 
     /** `POST /api/partners/reservations/departure`: answers RegistrationStatus. */
     const depart = (key: AuthenticatedKey, externalId: string, departedOn: string) =>

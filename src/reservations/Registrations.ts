@@ -19,6 +19,7 @@ import type { ReservationRow } from "./ReservationRow.ts"
 import { PartnerReservations } from "./PartnerReservations.ts"
 import { fingerprint, replayOrConflict, Reservations, testKeyOnly } from "./Reservations.ts"
 import { registrationDraft } from "./machine/Stay.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * Endpoint 7 (design §6.5): the partner's own form sends every guest at once; the reservation is created with
@@ -113,7 +114,7 @@ export class Registrations extends Effect.Service<Registrations>()("reservations
             const { row } = yield* reservations.insert(draft, guests)
             return { created: true, response: views.registrationStatus(row) }
           }))
-      }).pipe(Effect.withSpan("Registrations.submit"))
+      }).pipe(TraceContext.withSpan("Registrations.submit"))
 
     return { submit, validate } as const
   })

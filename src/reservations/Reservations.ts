@@ -1,3 +1,4 @@
+import * as TraceContext from "../shared/TraceContext.ts"
 import { SqlClient, SqlError } from "@effect/sql"
 import { DateTime, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
@@ -255,7 +256,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         const row = Object.keys(columns).length === 0 ? before : yield* repo.update(id, touched(columns, at))
         yield* publish(row, events, { changed })
         return { row, result: decided.result, added }
-      }).pipe(sql.withTransaction, Effect.withSpan(`Reservations.apply.${command._tag}`))
+      }).pipe(sql.withTransaction, TraceContext.withSpan(`Reservations.apply.${command._tag}`))
 
     /**
      * `apply` over many reservations in one transaction — a report run settling a whole SIRE file, the
@@ -295,7 +296,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
           }
         }
         return targets.map(({ id }) => updated.get(id) ?? locked.get(id) ?? null).filter((row) => row !== null)
-      }).pipe(sql.withTransaction, Effect.withSpan("Reservations.applyAll"))
+      }).pipe(sql.withTransaction, TraceContext.withSpan("Reservations.applyAll"))
 
     /** A new reservation (endpoints 3 and 7), with its guests, inside the caller's transaction. */
     const insert = (draft: State, guests: ReadonlyArray<NewGuest>) =>
@@ -307,7 +308,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         const added = yield* writeGuests(row.id, guests.map((guest) => ({ _tag: "AddGuest" as const, guest })))
         yield* publish(row, events, { isNew: true })
         return { row, added }
-      }).pipe(Effect.withSpan("Reservations.insert"))
+      }).pipe(TraceContext.withSpan("Reservations.insert"))
 
     return { apply, applyAll, insert, guestsOf, views } as const
   })

@@ -5,6 +5,7 @@ import { ApiKeys } from "../auth/ApiKeys.ts"
 import { Properties } from "../properties/Properties.ts"
 import { toProperty } from "../properties/Properties.ts"
 import { SandboxExists } from "../shared/errors.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * An account's test environment (spec Authentication rule 8): two test properties that report TRA and SIRE
@@ -49,7 +50,7 @@ export class Sandbox extends Effect.Service<Sandbox>()("sandbox/Sandbox", {
           ].map(({ environment: _environment, ...property }) => property)
         const key = yield* keys.create(accountId, "test")
         return { api_key: key.api_key, key_id: key.key_id, properties: created }
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Sandbox.create"))
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), TraceContext.withSpan("Sandbox.create"))
 
     return { create } as const
   })

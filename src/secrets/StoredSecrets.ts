@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { SecretBox, SecretUnreadable } from "./SecretBox.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * Every secret the database holds (design §3): the columns sealed by `SecretBox`. The SIRE gateway token and
@@ -73,9 +74,9 @@ export class StoredSecrets extends Effect.Service<StoredSecrets>()("secrets/Stor
     return {
       unknownKeys,
       /** Seals plaintext secrets (start-up). */
-      sealPlaintext: reseal("plaintext").pipe(Effect.withSpan("StoredSecrets.sealPlaintext")),
+      sealPlaintext: reseal("plaintext").pipe(TraceContext.withSpan("StoredSecrets.sealPlaintext")),
       /** `secrets rotate`: every secret not under the current key, sealed under it. */
-      rotate: reseal("not-current").pipe(Effect.withSpan("StoredSecrets.rotate"))
+      rotate: reseal("not-current").pipe(TraceContext.withSpan("StoredSecrets.rotate"))
     } as const
   })
 }) {}

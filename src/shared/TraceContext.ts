@@ -1,4 +1,4 @@
-import { Effect, FiberRef, Option, Tracer } from "effect"
+import { Effect, type Fiber, FiberRef, Option, Tracer } from "effect"
 
 /**
  * The W3C trace context (`traceparent`) a job keeps from the span that created it (design §9 "Traces"; column
@@ -47,3 +47,19 @@ export const parse = (traceParent: string | null | undefined): Option.Option<Tra
 /** `withSpan` options making the span a child of the stored context, when there is one. */
 export const parentOf = (traceParent: string | null | undefined): { readonly parent?: Tracer.AnySpan } =>
   Option.match(parse(traceParent), { onNone: () => ({}), onSome: (parent) => ({ parent }) })
+
+// The tracer Effect uses when none is installed: its spans are never exported (traces off, docs/observability.md).
+const nativeTracer = Effect.runSync(Effect.tracer)
+
+/** Whether the fiber's spans go anywhere: a tracer is installed (OpenTelemetry's, or a test's recording one). */
+export const isTracing = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean => fiber.currentTracer !== nativeTracer
+
+/**
+ * `Effect.withSpan` while a tracer is installed; otherwise the effect alone. Effect's own tracer keeps its spans
+ * nowhere, yet each costs ~30 run-loop steps (the span's start and end, and a fiber-ref scope making it the
+ * parent of what runs inside): this checks in one step (docs/performance.md, "Effect steps per request"). Not
+ * for code that reads `Effect.currentSpan` as a span it needs.
+ */
+export const withSpan = (name: string, options?: Tracer.SpanOptions) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withFiberRuntime((fiber) => isTracing(fiber) ? Effect.withSpan(self, name, options) : self)

@@ -3,6 +3,7 @@ import { Clock, Effect, Metric } from "effect"
 import { PgPool } from "../db/Database.ts"
 import { todayInBogota } from "../shared/Calendar.ts"
 import * as Metrics from "../shared/Metrics.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * The gauges read from the database (design §9): job queues by state with the age of their oldest pending row,
@@ -107,7 +108,7 @@ export const make = Effect.gen(function*() {
       yield* Metric.set(gauge.pipe(Metric.tagged("state", "error")), row?.error ?? 0)
     }
     yield* samplePool
-  }).pipe(Effect.withSpan("Telemetry.sample"))
+  }).pipe(TraceContext.withSpan("Telemetry.sample"))
 
   // node-postgres counts its clients: `totalCount` open, `idleCount` free, `waitingCount` queued queries.
   const samplePool = Effect.all([

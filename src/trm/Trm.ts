@@ -2,6 +2,7 @@ import { HttpClient } from "@effect/platform"
 import { Cache, Context, Data, Duration, Effect, Exit, Layer, Schedule, Schema } from "effect"
 import { AppConfig, DEFAULT_TRM_URL } from "../config/AppConfig.ts"
 import { TrmUnavailable } from "../shared/errors.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /**
  * The official USD→COP rate (TRM) and the USD conversion of design §6.11; facts in
@@ -197,7 +198,7 @@ export const make = (options: TrmProviderOptions): Effect.Effect<TrmProviderShap
             details: { date }
           })
         ),
-        Effect.withSpan("TrmProvider.lookup", { attributes: { date } })
+        TraceContext.withSpan("TrmProvider.lookup", { attributes: { date } })
       )
 
     const cache = yield* Cache.makeWith({

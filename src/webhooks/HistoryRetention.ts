@@ -2,6 +2,7 @@ import { DateTime, Duration, Effect, Layer, Metric, Schedule } from "effect"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as Metrics from "../shared/Metrics.ts"
 import { DeliveryStore } from "./DeliveryStore.ts"
+import * as TraceContext from "../shared/TraceContext.ts"
 
 /** How often the worker looks for history past its retention (cheap when nothing is due). */
 export const HISTORY_EVERY = Duration.hours(6)
@@ -34,7 +35,7 @@ export class HistoryRetention extends Effect.Service<HistoryRetention>()("webhoo
         total.deliveries += batch.deliveries
         if (batch.events === 0 && batch.deliveries === 0) return total
       }
-    }).pipe(Effect.orDie, Effect.withSpan("HistoryRetention.run"))
+    }).pipe(Effect.orDie, TraceContext.withSpan("HistoryRetention.run"))
 
     return { run } as const
   })

@@ -60,7 +60,7 @@ export class Outbox extends Effect.Service<Outbox>()("webhooks/Outbox", {
           maxAttempts: MAX_ATTEMPTS
         })
         return rows.map((row) => row.id)
-      }).pipe(Effect.orDie, Effect.withSpan("Outbox.enqueue"))
+      }).pipe(Effect.orDie, TraceContext.withSpan("Outbox.enqueue"))
 
     /**
      * Endpoint 14's test event: a `ping` and its one delivery to that endpoint, whatever it subscribes to, created
