@@ -181,7 +181,7 @@ const invalidRequest = (error: HttpApiError.HttpApiDecodeError) => {
  *
  * It is also the one pass every request makes before its route: the request's facts and access-log line
  * (`AccessLog`, with the headers of the pages `covered` names), and the drain's count of requests in flight
- * (`RequestDrain`) — in one step and one handler, where separate middlewares cost ~20 % of a read's Effect
+ * (`RequestDrain`) — in one step and one handler, where separate middlewares cost ~15 % of a read's Effect
  * steps (docs/performance.md, "Effect steps per request"). A request without a body pays one method test for
  * the guard.
  */
