@@ -1,6 +1,7 @@
 import { HttpApp, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Context, Effect, FiberRef, LogLevel, MetricLabel } from "effect"
+import { Effect, FiberRef, LogLevel, MetricLabel } from "effect"
 import { randomUUID } from "node:crypto"
+import * as FiberClock from "../shared/FiberClock.ts"
 import * as Metrics from "../shared/Metrics.ts"
 import type { CompiledRoutes } from "./Routes.ts"
 
@@ -92,7 +93,7 @@ export const make = (routes: CompiledRoutes, covered: ReadonlyArray<CoveredHeade
     response: HttpServerResponse.HttpServerResponse
   ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
     Effect.withFiberRuntime((fiber) => {
-      const now = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
+      const now = FiberClock.currentTimeMillis(fiber)
       const route = routes.templateOf(request.method, request.url.split("?", 1)[0] ?? "/")
       const labels = labelsOf(request.method, route, response.status)
       // Synchronous updates: two more effects per request would cost more than the counting itself.

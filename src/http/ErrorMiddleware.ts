@@ -9,7 +9,7 @@ import {
   HttpServerResponse,
   Multipart
 } from "@effect/platform"
-import { Cause, Clock, Context, Effect, Option, Schema } from "effect"
+import { Cause, Context, Effect, Option, Schema } from "effect"
 import { isUnavailable } from "../db/SqlErrors.ts"
 import {
   clip,
@@ -22,6 +22,7 @@ import {
   ServiceUnavailableBody,
   toBody
 } from "../shared/errors.ts"
+import * as FiberClock from "../shared/FiberClock.ts"
 import * as AccessLog from "./AccessLog.ts"
 import * as BodyGuard from "./BodyGuard.ts"
 import { RequestDrain } from "./RequestDrain.ts"
@@ -307,7 +308,7 @@ export const layer = (routes: ReadonlyArray<Route>, covered: ReadonlyArray<Acces
   return HttpApiBuilder.middleware(Effect.map(RequestDrain, (drain) => (app) =>
     Effect.withFiberRuntime((fiber) => {
       const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
-      const facts = accessLog.start(request, Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+      const facts = accessLog.start(request, FiberClock.currentTimeMillis(fiber))
       drain.enter(request)
       // Counted out whichever way the request ends: a client that hangs up interrupts only the route's handler
       // (the router runs it interruptible), and this match runs in platform's uninterruptible request region —

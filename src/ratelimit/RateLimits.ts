@@ -1,7 +1,8 @@
 import * as RateLimiter from "@effect/experimental/RateLimiter"
-import { Clock, Context, Duration, Effect, Exit, Layer, Metric, Option, Redacted, Scope } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Metric, Option, Redacted, Scope } from "effect"
 import type { KeyLimits } from "../accounts/KeyLimits.ts"
 import { AppConfig } from "../config/AppConfig.ts"
+import * as FiberClock from "../shared/FiberClock.ts"
 import { RateLimited } from "../shared/errors.ts"
 import * as Metrics from "../shared/Metrics.ts"
 
@@ -115,7 +116,7 @@ const make = Effect.gen(function*() {
     // Runs on every partner request: a flat pipeline, no generator, the clock read from the fiber in the same
     // step (docs/performance.md, "Effect steps per request").
     Effect.withFiberRuntime((fiber) => {
-      const now = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
+      const now = FiberClock.currentTimeMillis(fiber)
       return Effect.matchEffect(limiter.consume({ key, limit, window }), {
         // resetAfter is when the full budget is back (design §6.15).
         onSuccess: (result): Effect.Effect<Decision> =>
