@@ -28,6 +28,8 @@
 #   BENCH_OTLP=1 also measures the working tree with traces on ("svc+otlp": OTEL_EXPORTER_OTLP_ENDPOINT set to a
 #   tiny local sink, bench/otlp-sink.ts, so every request makes and exports its spans) beside the usual service
 #   (traces unset); its SQL is not compared for `create`, where it also stores each job's trace context,
+#   BENCH_COMPARE_ENV="NAME=value …" also measures the working tree with these variables added to its environment
+#   ("svc+env": a setting's A/B in one run, e.g. BENCH_COMPARE_ENV="BUN_JSC_largeHeapGrowthFactor=2"),
 #   BENCH_BUN_FLAGS: flags for the services' bun (e.g. `--cpu-prof-md --cpu-prof-dir=DIR`: a profile per start),
 #   BENCH_BASELINE_BUN_FLAGS: the same for the baseline's and the Hono peer's bun (their profiles beside the service's),
 #   BENCH_NODE (node: the Node binary of the Fastify peer),
@@ -66,6 +68,7 @@ QUIET_WAIT=${BENCH_QUIET_WAIT:-15}
 COMPARE_REF=${BENCH_COMPARE_REF:-}
 ACCESS_LOG=${BENCH_ACCESS_LOG:-}
 OTLP=${BENCH_OTLP:-}
+COMPARE_ENV=${BENCH_COMPARE_ENV:-}
 CASES_SEL=${BENCH_CASES:-properties,get,create}
 SERVERS_SEL=${BENCH_SERVERS:-baseline,hono,fastify,service}
 NODE=${BENCH_NODE:-node}
@@ -109,7 +112,7 @@ export PGOPTIONS="-c client_min_messages=warning"
 PSQL=(psql -X -q -v ON_ERROR_STOP=1 -h "$PGHOST_" -p "$PGPORT_" -U "$PGUSER_")
 
 WORK=$(mktemp -d /tmp/bench-partner.XXXXXX)
-declare -A PID=() PORT=() DIR=() LEVEL=() OTLP_URL=()
+declare -A PID=() PORT=() DIR=() LEVEL=() OTLP_URL=() EXTRA_ENV=()
 SERVERS=()      # measured servers, in round-1 order
 CLEANED=0
 
@@ -181,7 +184,7 @@ start_server() { # name
     (cd "${DIR[$name]}" && exec env DATABASE_URL="$DATABASE_URL" ROLE=api LOG_LEVEL="${LEVEL[$name]:-Warning}" LOG_FORMAT=json ADMIN_TOKEN="$ADMIN_TOKEN" SECRETS_KEY="$SECRETS_KEY" PUBLIC_BASE_URL="$PUBLIC_BASE_URL" \
       DB_POOL_SIZE="$POOL" PORT="${PORT[$name]}" HOST=127.0.0.1 DATA_DIR="$WORK/$name.data" REDIS_URL= \
       METRICS_PORT= OTEL_EXPORTER_OTLP_ENDPOINT="${OTLP_URL[$name]:-}" ${JSC_RAM:+BUN_JSC_forceRAMSize=$JSC_RAM} \
-      "$BUN" ${BENCH_BUN_FLAGS:-} "${ENTRY_OF[$name]:-src/main.ts}") >>"$WORK/$name.log" 2>&1 &
+      ${EXTRA_ENV[$name]:-} "$BUN" ${BENCH_BUN_FLAGS:-} "${ENTRY_OF[$name]:-src/main.ts}") >>"$WORK/$name.log" 2>&1 &
   fi
   PID[$name]=$!
   local _
@@ -223,6 +226,16 @@ if [[ -n "$ACCESS_LOG" ]]; then
   LEVEL[svc+log]=Info
   SERVERS+=(svc+log)
   log "also measuring the working tree with LOG_LEVEL=Info (svc+log: one access-log line per request)"
+fi
+if [[ -n "$COMPARE_ENV" ]]; then
+  for assignment in $COMPARE_ENV; do
+    [[ "$assignment" =~ ^[A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*$ ]] || die "BENCH_COMPARE_ENV: not NAME=value: $assignment"
+  done
+  DIR[svc+env]=$ROOT
+  ENTRY_OF[svc+env]=$ENTRY_FILE
+  EXTRA_ENV[svc+env]=$COMPARE_ENV
+  SERVERS+=(svc+env)
+  log "also measuring the working tree with $COMPARE_ENV (svc+env)"
 fi
 if [[ -n "$OTLP" ]]; then
   PORT[otlp-sink]=$(free_port)
