@@ -20,8 +20,10 @@
  * The same file is the client when BENCH_GC_URL is set.
  */
 import * as NodeFs from "node:fs"
-import { admin, call, type RunningApp, seedAccount, TEST_SECRETS_KEY, tempDir } from "../test/support/app.ts"
+import * as NodeFsPromises from "node:fs/promises"
+import { TEST_SECRETS_KEY, tempDir } from "../test/support/app.ts"
 import { freshDatabase } from "../test/support/database.ts"
+import { benchAccount } from "./account.ts"
 
 const N = Number(process.env.BENCH_GC_N ?? 20_000)
 const CONCURRENCY = 20
@@ -120,7 +122,11 @@ const main = async () => {
   else heap.BUN_JSC_forceRAMSize = ram
   const db = await freshDatabase()
   const adminToken = `admin-${crypto.randomUUID()}`
-  const port = 20_000 + Math.floor(Math.random() * 20_000)
+  // A port the kernel hands out, as bench/lib.sh's free_port.
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  const dataDir = await tempDir("bench-gc")
   const baseUrl = `http://127.0.0.1:${port}`
   const service = Bun.spawn([process.execPath, "dist/main.js"], {
     cwd: root,
@@ -135,7 +141,7 @@ const main = async () => {
       PUBLIC_BASE_URL: "https://checkin.bench.invalid",
       PORT: String(port),
       HOST: "127.0.0.1",
-      DATA_DIR: await tempDir("bench-gc"),
+      DATA_DIR: dataDir,
       ...heap,
       BUN_JSC_logGC: "1"
     },
@@ -151,16 +157,8 @@ const main = async () => {
       if (attempt > 300 || service.exitCode !== null) throw new Error("the service did not become ready")
       await Bun.sleep(100)
     }
-    const app = { baseUrl, adminToken } as RunningApp
-    const account = await seedAccount(app)
-    await admin(app, (c) => c.SetLimits({ account_id: account.accountId, reads: 1_000_000, writes: 1_000_000 }))
-    const template = JSON.parse(await Bun.file(new URL("create-body.json", import.meta.url)).text())
-    const { property_external_id: _, ...body } = template
-    const created = await call(app, "POST", "/api/partners/reservations", {
-      key: account.testKey,
-      json: { ...body, external_id: "GC-GET", property_id: account.testProperties[0]!.property_id }
-    })
-    if (created.status !== 201) throw new Error(`set-up: the reservation was answered ${created.status}`)
+    const account = await benchAccount({ baseUrl, adminToken })
+    await account.create("GC-GET")
 
     console.log(
       `JS heap under load: dist/main.js, ROLE=api, ${N} requests per case, ${CONCURRENCY} at a time; ` +
@@ -170,7 +168,7 @@ const main = async () => {
     for (const name of cases) {
       const requests = (count: number) =>
         Bun.spawn([process.execPath, import.meta.path], {
-          env: { PATH: process.env.PATH, BENCH_GC_URL: `${baseUrl}${PATHS[name]}`, BENCH_GC_KEY: account.testKey, BENCH_GC_N: String(count) },
+          env: { PATH: process.env.PATH, BENCH_GC_URL: `${baseUrl}${PATHS[name]}`, BENCH_GC_KEY: account.key, BENCH_GC_N: String(count) },
           stdout: "inherit",
           stderr: "inherit"
         }).exited.then((code) => {
@@ -198,6 +196,7 @@ const main = async () => {
     await service.exited
     await reading
     await db.drop()
+    await NodeFsPromises.rm(dataDir, { recursive: true, force: true })
   }
 }
 

@@ -17,8 +17,9 @@
  * waits on PostgreSQL, an encoding step walks a schema — so compare a case with itself across commits.
  */
 import { Effect, Layer, RuntimeFlags, Supervisor } from "effect"
-import { admin, call, seedAccount, startApp } from "../test/support/app.ts"
+import { startApp } from "../test/support/app.ts"
 import { freshDatabase } from "../test/support/database.ts"
+import { benchAccount } from "./account.ts"
 
 const N = Number(process.env.BENCH_OPS_N ?? 2000)
 const WARMUP = 200
@@ -43,15 +44,8 @@ const app = await startApp(
   Layer.mergeAll(RuntimeFlags.enableOpSupervision, Supervisor.addSupervisor(counter))
 )
 try {
-  const account = await seedAccount(app)
-  const key = account.testKey
-  await admin(app, (c) => c.SetLimits({ account_id: account.accountId, reads: 1_000_000, writes: 1_000_000 }))
-  const template = JSON.parse(await Bun.file(new URL("create-body.json", import.meta.url)).text())
-  const { property_external_id: _, ...body } = template
-  const propertyId = account.testProperties[0]!.property_id
-  const reservation = (externalId: string) => ({ ...body, external_id: externalId, property_id: propertyId })
-  const first = await call(app, "POST", "/api/partners/reservations", { key, json: reservation("OPS-GET") })
-  if (first.status !== 201) throw new Error(`set-up: the reservation was answered ${first.status}`)
+  const { key, reservation, create } = await benchAccount(app)
+  await create("OPS-GET")
 
   let created = 0
   const cases: ReadonlyArray<{ readonly name: string; readonly status: number; readonly request: () => Promise<Response> }> = [
