@@ -47,10 +47,13 @@ const client = async (url: string, key: string, total: number) => {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker))
 }
 
-/** utime + stime of a process, all its threads, in µs (clock ticks of 10 ms on Linux). */
+/** Clock ticks per second of /proc's CPU times, as bench/run.sh reads it. */
+const CLK_TCK = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100
+
+/** utime + stime of a process, all its threads, in µs. */
 const cpuMicros = (pid: number) => {
   const fields = NodeFs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10_000
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLK_TCK
 }
 const peakRssMb = (pid: number) =>
   Number(/VmHWM:\s+(\d+) kB/.exec(NodeFs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024
