@@ -66,6 +66,21 @@ export const query = <A extends object>(
     })
   })
 
+/**
+ * `effect` in the caller's transaction when there is one, else in a transaction of its own. @effect/sql's
+ * `withTransaction` nests with a SAVEPOINT, which only helps a caller that recovers from the inner part's failure
+ * and goes on in the same transaction; none of ours does (a failure inside ends the whole transaction), so joining
+ * spares the SAVEPOINT's round trip and the nested transaction's bookkeeping (docs/performance.md, "Issue 28, fifth
+ * session").
+ */
+export const joiningTransaction = (sql: SqlClient.SqlClient) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+  Effect.withFiberRuntime((fiber) =>
+    Option.isSome(Context.getOption(fiber.currentContext, SqlClient.TransactionConnection))
+      ? effect
+      : sql.withTransaction(effect)
+  )
+
 /** The failure that stops start-up when the database cannot be reached, with a message for the operator. */
 export class DatabaseUnavailable extends Error {
   readonly _tag = "DatabaseUnavailable"

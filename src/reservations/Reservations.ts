@@ -3,7 +3,7 @@ import { DateTime, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
 import type { AuthenticatedKey } from "../auth/CurrentKey.ts"
 import { AppConfig } from "../config/AppConfig.ts"
-import { query } from "../db/Database.ts"
+import { joiningTransaction, query } from "../db/Database.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
 import { CreationInProgress, InvalidRequest, ReservationConflict } from "../shared/errors.ts"
 import type { Environment } from "../shared/Environment.ts"
@@ -236,7 +236,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
 
     /**
      * Runs `command` on the reservation `id` under its row lock and commits what the machine decides with
-     * everything that follows from it, in one transaction (nested in the caller's when there is one).
+     * everything that follows from it, in one transaction (the caller's when there is one: `joiningTransaction`).
      */
     const apply = <C extends Machine.Command>(
       id: string,
@@ -256,7 +256,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
         const row = Object.keys(columns).length === 0 ? before : yield* repo.update(id, touched(columns, at))
         yield* publish(row, events, { changed })
         return { row, result: decided.result, added }
-      }).pipe(sql.withTransaction, TraceContext.withSpan(`Reservations.apply.${command._tag}`))
+      }).pipe(joiningTransaction(sql), TraceContext.withSpan(`Reservations.apply.${command._tag}`))
 
     /**
      * `apply` over many reservations in one transaction — a report run settling a whole SIRE file, the
@@ -296,7 +296,7 @@ export class Reservations extends Effect.Service<Reservations>()("reservations/R
           }
         }
         return targets.map(({ id }) => updated.get(id) ?? locked.get(id) ?? null).filter((row) => row !== null)
-      }).pipe(sql.withTransaction, TraceContext.withSpan("Reservations.applyAll"))
+      }).pipe(joiningTransaction(sql), TraceContext.withSpan("Reservations.applyAll"))
 
     /** A new reservation (endpoints 3 and 7), with its guests, inside the caller's transaction. */
     const insert = (draft: State, guests: ReadonlyArray<NewGuest>) =>

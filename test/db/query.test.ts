@@ -3,7 +3,7 @@ import { PgClient } from "@effect/sql-pg"
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { Cause, Effect, Exit, Layer, Option, Tracer } from "effect"
 import Pg from "pg"
-import { PgPool, query } from "../../src/db/Database.ts"
+import { joiningTransaction, PgPool, query } from "../../src/db/Database.ts"
 import { isUniqueViolation } from "../../src/db/SqlErrors.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 
@@ -84,6 +84,37 @@ test("a failure is the statement's SqlError, and the transaction rolls back with
   expect(sqlError).toBeInstanceOf(SqlError.SqlError)
   expect(isUniqueViolation(sqlError!)).toBe(true)
   expect(await db.query("SELECT id, note FROM items ORDER BY id")).toEqual([{ id: 2, note: "kept" }])
+})
+
+test("joiningTransaction: inside a transaction it is that transaction (no savepoint); outside, one of its own", async () => {
+  await db.query("DELETE FROM items")
+  const txid = (sql: SqlClient.SqlClient) => Effect.map(sql<{ id: string }>`SELECT txid_current()::text AS id`, ([row]) => row?.id)
+  const exit = await run(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const joined = yield* sql.withTransaction(Effect.gen(function*() {
+      const outer = yield* txid(sql)
+      const inner = yield* joiningTransaction(sql)(txid(sql))
+      return outer === inner
+    }))
+    // Alone, it commits as a transaction of its own: the row is there afterwards.
+    yield* joiningTransaction(sql)(sql`INSERT INTO items ${sql.insert({ id: 10, note: "own" })}`)
+    // Joined, a failure inside is the caller's: with a SAVEPOINT (what withTransaction nests with) the caller could
+    // go on after catching it; joined, the caller's transaction is aborted and its next statement fails (25P02).
+    const next = yield* sql.withTransaction(Effect.gen(function*() {
+      yield* joiningTransaction(sql)(sql`INSERT INTO items ${sql.insert({ id: 10, note: "duplicate" })}`).pipe(
+        Effect.catchAll(() => Effect.void)
+      )
+      return yield* Effect.either(sql`SELECT 1`)
+    })).pipe(Effect.either)
+    return { joined, next }
+  }))
+  if (!Exit.isSuccess(exit)) throw new Error(String(exit.cause))
+  expect(exit.value.joined).toBe(true)
+  const next = exit.value.next
+  const inner = next._tag === "Right" ? next.right : undefined
+  expect(inner?._tag).toBe("Left")
+  expect(String((inner as { left?: SqlError.SqlError } | undefined)?.left?.cause)).toContain("current transaction is aborted")
+  expect(await db.query("SELECT id, note FROM items ORDER BY id")).toEqual([{ id: 10, note: "own" }])
 })
 
 test("outside a transaction, without a PgPool (a service built alone), it is the statement itself", async () => {
