@@ -1,0 +1,60 @@
+import { SqlClient } from "@effect/sql"
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { ConfigProvider, Effect, Layer } from "effect"
+import * as NodeOs from "node:os"
+import * as AppConfig from "../../src/config/AppConfig.ts"
+import * as Database from "../../src/db/Database.ts"
+import { freshDatabase, type TestDatabase } from "../support/database.ts"
+
+/**
+ * The service's PostgreSQL pool keeps the connections it opened (docs/performance.md, "Issue 28, fifth session"):
+ * `pg`'s default closed every connection idle for 10 s — the whole pool at once, 10 s after a burst, stalling the
+ * requests of that moment — and a quiet connection keeps its NAT mapping with TCP keep-alive. Real PostgreSQL.
+ */
+
+let db: TestDatabase
+
+beforeAll(async () => {
+  db = await freshDatabase()
+})
+
+afterAll(async () => {
+  await db.drop()
+})
+
+const databaseLayer = () => {
+  const settings = new Map([
+    ["DATABASE_URL", db.url],
+    ["DATA_DIR", NodeOs.tmpdir()],
+    ["DB_POOL_SIZE", "3"],
+    ["SECRETS_KEY", Buffer.alloc(32, 7).toString("base64")]
+  ])
+  const config = AppConfig.layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings))))
+  return Database.layer.pipe(Layer.provide(config))
+}
+
+/** The pool's backends as PostgreSQL sees them, from a connection of its own. */
+const poolBackends = async () =>
+  Number((await db.query<{ n: string }>(
+    "SELECT count(*)::text AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'partner-registration'"
+  ))[0]!.n)
+
+test("connections stay open when idle (not closed after 10 s), with TCP keep-alive", async () => {
+  const seen = await Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // Three at once: the pool opens three connections.
+    yield* Effect.all(Array.from({ length: 3 }, () => Database.query(sql`SELECT pg_sleep(0.2)`)), { concurrency: "unbounded" })
+    const pool = yield* Database.PgPool
+    const opened = yield* Effect.promise(poolBackends)
+    yield* Effect.promise(() => Bun.sleep(10_500))
+    return {
+      opened,
+      afterIdle: yield* Effect.promise(poolBackends),
+      idleInPool: pool.idleCount,
+      keepAlive: { on: pool.options.keepAlive, after: pool.options.keepAliveInitialDelayMillis }
+    }
+  }).pipe(Effect.provide(databaseLayer()), Effect.scoped, Effect.runPromise)
+  expect(seen).toEqual({ opened: 3, afterIdle: 3, idleInPool: 3, keepAlive: { on: true, after: 60_000 } })
+  // The layer's scope closes the pool: nothing is left open.
+  expect(await poolBackends()).toBe(0)
+}, 30_000)
