@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { DateTime, Duration, Effect, Option, Schedule, type Scope } from "effect"
+import { Array as Arr, DateTime, Duration, Effect, Option, Order, Schedule, type Scope } from "effect"
 import { delayBeforeRetry } from "../shared/DurableRetry.ts"
 import { JobLeases } from "./JobLeases.ts"
 
@@ -74,6 +74,14 @@ export const nextAttemptAt = <Out, In, R>(
     return Option.map(delay, (gap) => DateTime.toDateUtc(DateTime.addDuration(now, gap)))
   })
 
+/**
+ * Rows per renewal statement. A statement holds the locks of the rows it updates until it commits, and a worker's
+ * transaction on one of them waits meanwhile: a report run renewing its 1,200 claimed reservations in one
+ * statement stalled every reservation in progress 150–200 ms (docs/performance.md, "Issue 28, fifth session").
+ * In statements of this many rows, each committing on its own, a worker waits one statement at most.
+ */
+export const RENEW_CHUNK = 100
+
 /** A queue over `spec.table`, registered with this process's `JobLeases`. */
 export const make = (spec: QueueSpec): Effect.Effect<JobQueue, never, SqlClient.SqlClient> =>
   Effect.gen(function*() {
@@ -114,11 +122,13 @@ export const make = (spec: QueueSpec): Effect.Effect<JobQueue, never, SqlClient.
     const renew: JobQueue["renew"] = (ids, options) =>
       ids.length === 0 ? Effect.succeed([]) : Effect.flatMap(newLease, ({ until }) =>
         leases.claimed(
-          sql<{ id: string }>`
-            UPDATE ${table} SET ${lease} = ${until}
-            WHERE id IN (${inIdOrder(ids)})
-              AND ${options?.heldUntil === undefined ? sql`${lease} IS NOT NULL` : sql`${lease} = ${options.heldUntil}`}
-            RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie),
+          // In id order across the statements too (uuids sort as their text), as every lock of the queue is taken.
+          Effect.forEach(Arr.chunksOf(Arr.sort([...ids], Order.string), RENEW_CHUNK), (chunk) =>
+            sql<{ id: string }>`
+              UPDATE ${table} SET ${lease} = ${until}
+              WHERE id IN (${inIdOrder(chunk)})
+                AND ${options?.heldUntil === undefined ? sql`${lease} IS NOT NULL` : sql`${lease} = ${options.heldUntil}`}
+              RETURNING id`).pipe(Effect.map((renewed) => renewed.flat().map((row) => row.id)), Effect.orDie),
           until,
           (id) => id
         ))

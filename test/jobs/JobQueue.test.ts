@@ -4,6 +4,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, ManagedRuntime, Option, Redacted, Schedule, TestClock, TestContext } from "effect"
 import * as JobLeases from "../../src/jobs/JobLeases.ts"
 import * as JobQueue from "../../src/jobs/JobQueue.ts"
+import Pg from "pg"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
 
 /**
@@ -95,6 +96,43 @@ test("settle writes the outcome and gives the lease back; release gives leases b
     "2": { state: "pending", attempts: 1, leased: false, last_error: null },
     "3": { state: "pending", attempts: 1, leased: true, last_error: null }
   })
+})
+
+test("a renewal of many rows goes a statement of RENEW_CHUNK rows at a time: a worker's lock holds up only its own", async () => {
+  await db.query("DELETE FROM jobs")
+  const all = Array.from({ length: 2 * JobQueue.RENEW_CHUNK + 50 }, (_, i) =>
+    `00000000-0000-4000-8000-${String(i + 1).padStart(12, "0")}`)
+  await db.query(
+    "INSERT INTO jobs (id, state, next_attempt_at, lease_until) SELECT unnest($1::uuid[]), 'pending', now(), now() + interval '30 seconds'",
+    [all]
+  )
+  // A worker's transaction holds the last row (as a report run's reservation in progress holds its own).
+  const worker = new Pg.Client({ connectionString: db.url })
+  await worker.connect()
+  try {
+    await worker.query("BEGIN")
+    await worker.query("SELECT id FROM jobs WHERE id = $1 FOR UPDATE", [all[all.length - 1]])
+    const renewal = runtime.runPromise(Effect.flatMap(
+      JobQueue.make({ kind: "job", table: "jobs", lease: "1 minute" }),
+      (queue) => queue.renew([...all].reverse())
+    ))
+    const renewedNow = async () =>
+      Number((await db.query<{ n: string }>("SELECT count(*)::text AS n FROM jobs WHERE lease_until > now() + interval '45 seconds'"))[0]!.n)
+    // The statements before the held row's commit while it waits; its own statement waits for the worker.
+    let renewed = 0
+    for (let i = 0; i < 100 && renewed < 2 * JobQueue.RENEW_CHUNK; i++) {
+      await Bun.sleep(20)
+      renewed = await renewedNow()
+    }
+    expect(renewed).toBe(2 * JobQueue.RENEW_CHUNK)
+    // And their rows are free: another transaction locks one of them at once.
+    expect(await db.query("SELECT id FROM jobs WHERE id = $1 FOR UPDATE NOWAIT", [all[0]])).toHaveLength(1)
+    await worker.query("COMMIT")
+    expect([...(await renewal)].sort()).toEqual(all)
+    expect(await renewedNow()).toBe(all.length)
+  } finally {
+    await worker.end()
+  }
 })
 
 test("a stopping process gives back, through the registry, what its queue still holds", async () => {
