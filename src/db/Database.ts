@@ -139,7 +139,7 @@ const postgres = (url: Redacted.Redacted, poolSize: number, prepared: boolean) =
       connectionTimeoutMillis: 5_000,
       // The pool keeps the connections it opened (docs/performance.md, "Issue 28, fifth session"): `pg`'s default
       // closes every connection idle for 10 s, so 10 s after a burst the whole pool closed at once and the
-      // requests of that moment stalled 20–60 ms (create's p99 at 200 req/s 15–30 ms, 8–9 ms without), and the
+      // requests of that moment stalled 30–70 ms (create's p99 at 200 req/s 15–21 ms, 8–10 ms without), and the
       // next burst paid for new connections and their prepared statements again. TCP keep-alive from 60 s of
       // idleness keeps a NAT's or load balancer's mapping of a quiet connection, and finds a dead peer.
       idleTimeoutMillis: 0,
