@@ -123,7 +123,7 @@ export const make = (spec: QueueSpec): Effect.Effect<JobQueue, never, SqlClient.
       ids.length === 0 ? Effect.succeed([]) : Effect.flatMap(newLease, ({ until }) =>
         leases.claimed(
           // In id order across the statements too (uuids sort as their text), as every lock of the queue is taken.
-          Effect.forEach(Arr.chunksOf(Arr.sort([...ids], Order.string), RENEW_CHUNK), (chunk) =>
+          Effect.forEach(Arr.chunksOf(Arr.sort(ids, Order.string), RENEW_CHUNK), (chunk) =>
             sql<{ id: string }>`
               UPDATE ${table} SET ${lease} = ${until}
               WHERE id IN (${inIdOrder(chunk)})

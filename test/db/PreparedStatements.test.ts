@@ -1,12 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { ConfigProvider, Effect, Layer } from "effect"
-import * as NodeOs from "node:os"
+import { Effect } from "effect"
 import Pg from "pg"
-import * as AppConfig from "../../src/config/AppConfig.ts"
 import * as Database from "../../src/db/Database.ts"
 import { PREPARE_AFTER, PreparingClient } from "../../src/db/PreparedStatements.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { serviceDatabase } from "../support/services.ts"
 
 /**
  * Named statements (issue 28, db/PreparedStatements.ts) on real PostgreSQL: a text run often goes as a named
@@ -134,17 +133,7 @@ test("the embedded database (PGlite through pglite-socket, as db/Database.ts rea
 
 test("DB_PREPARED_STATEMENTS decides it for the service's own pool: on by default, off with false", async () => {
   // The service's database layer as App builds it, with one connection so that pg_prepared_statements is its own.
-  const databaseWith = (setting: ReadonlyArray<[string, string]>) => {
-    const settings = new Map([
-      ["DATABASE_URL", db.url],
-      ["DATA_DIR", NodeOs.tmpdir()],
-      ["DB_POOL_SIZE", "1"],
-      ["SECRETS_KEY", Buffer.alloc(32, 7).toString("base64")],
-      ...setting
-    ])
-    const config = AppConfig.layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings))))
-    return Database.layer.pipe(Layer.provide(config))
-  }
+  const databaseWith = (setting: ReadonlyArray<[string, string]>) => serviceDatabase(db.url, [["DB_POOL_SIZE", "1"], ...setting])
   const statementsOf = (setting: ReadonlyArray<[string, string]>) =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient

@@ -1,10 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { ConfigProvider, Effect, Layer } from "effect"
-import * as NodeOs from "node:os"
-import * as AppConfig from "../../src/config/AppConfig.ts"
+import { Effect } from "effect"
 import * as Database from "../../src/db/Database.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { serviceDatabase } from "../support/services.ts"
 
 /**
  * The service's PostgreSQL pool keeps the connections it opened (docs/performance.md, "Issue 28, fifth session"):
@@ -21,17 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await db.drop()
 })
-
-const databaseLayer = () => {
-  const settings = new Map([
-    ["DATABASE_URL", db.url],
-    ["DATA_DIR", NodeOs.tmpdir()],
-    ["DB_POOL_SIZE", "3"],
-    ["SECRETS_KEY", Buffer.alloc(32, 7).toString("base64")]
-  ])
-  const config = AppConfig.layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings))))
-  return Database.layer.pipe(Layer.provide(config))
-}
 
 /** The pool's backends as PostgreSQL sees them, from a connection of its own. */
 const poolBackends = async () =>
@@ -53,7 +41,7 @@ test("connections stay open when idle (not closed after 10 s), with TCP keep-ali
       idleInPool: pool.idleCount,
       keepAlive: { on: pool.options.keepAlive, after: pool.options.keepAliveInitialDelayMillis }
     }
-  }).pipe(Effect.provide(databaseLayer()), Effect.scoped, Effect.runPromise)
+  }).pipe(Effect.provide(serviceDatabase(db.url, [["DB_POOL_SIZE", "3"]])), Effect.scoped, Effect.runPromise)
   expect(seen).toEqual({ opened: 3, afterIdle: 3, idleInPool: 3, keepAlive: { on: true, after: 60_000 } })
   // The layer's scope closes the pool: nothing is left open.
   expect(await poolBackends()).toBe(0)

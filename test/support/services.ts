@@ -4,7 +4,8 @@ import * as Database from "../../src/db/Database.ts"
 import { Resolver, SafeHttp } from "../../src/net/SafeHttp.ts"
 import * as SecretBox from "../../src/secrets/SecretBox.ts"
 import { ReservationsLayer } from "../../src/App.ts"
-import type { RunningApp } from "./app.ts"
+import * as NodeOs from "node:os"
+import { type RunningApp, TEST_SECRETS_KEY } from "./app.ts"
 
 /**
  * A runtime holding one background service (`layer`) on the same database and data directory as `app`,
@@ -40,3 +41,12 @@ export const serviceRuntime = <A, E>(
     )
   )
 }
+
+/**
+ * The service's database layer as App builds it (`Database.layer` on `AppConfig`), for PostgreSQL at `url`, with
+ * `settings` (e.g. `DB_POOL_SIZE`) beside the required ones.
+ */
+export const serviceDatabase = (url: string, settings: ReadonlyArray<readonly [string, string]> = []) =>
+  Database.layer.pipe(Layer.provide(AppConfig.layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
+    new Map([["DATABASE_URL", url], ["DATA_DIR", NodeOs.tmpdir()], ["SECRETS_KEY", TEST_SECRETS_KEY], ...settings])
+  ))))))
