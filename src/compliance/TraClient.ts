@@ -1,15 +1,25 @@
 import {
-  FetchHttpClient,
-  HttpClient,
-  type HttpClientError,
-  HttpClientRequest,
-  type HttpClientResponse
-} from "@effect/platform"
-import { type Cause, Context, Data, Duration, Effect, Either, Layer, Metric, Option, Redacted, Schema } from "effect"
-import { errorCode } from "../net/ErrorCode.ts"
+  Context,
+  Data,
+  Duration,
+  Effect,
+  Either,
+  Exit,
+  Layer,
+  Metric,
+  Option,
+  RcRef,
+  Redacted,
+  Runtime,
+  Schema,
+  type Scope,
+  Tracer
+} from "effect"
 import * as Metrics from "../shared/Metrics.ts"
+import { projectFile } from "../shared/ProjectRoot.ts"
 import type { TraCompanionBody, TraMainBody } from "./Tra.ts"
 import * as TraceContext from "../shared/TraceContext.ts"
+import type { Answer, FromThread, Post, Result, Start, ToThread } from "./TraThread.ts"
 
 /**
  * MinCIT's TRA web service for PMS providers (domain notes §1.2, §6.2): `POST {base}/one/` for the main guest,
@@ -59,6 +69,8 @@ export interface TraClientOptions {
   readonly concurrency: number
   /** Limit of one request: connection, answer and body. Default 30 seconds (C2 uses 30 s, C3 45 s). */
   readonly timeout?: Duration.DurationInput
+  /** The TRA thread ends after this long without a submission, and starts again with the next. Default 1 minute. */
+  readonly idle?: Duration.DurationInput
 }
 
 /** Longest reason returned; the engine puts it in a `warning`. */
@@ -183,26 +195,19 @@ const classify = (endpoint: Endpoint, status: number, text: string, location: st
 }
 
 /**
- * Sending failed before a complete answer arrived. The reason is built from the error's kind and code only:
- * causes are never stringified, as a transport's message is not ours to vouch for.
+ * Sending failed before a complete answer arrived. The reason is built from where it stopped and the error's code
+ * only: messages are never passed on, as a transport's message is not ours to vouch for.
  */
-const lost = (
-  host: string,
-  error: HttpClientError.HttpClientError | Cause.TimeoutException,
-  timeout: Duration.Duration
-): TraOutcome => {
-  switch (error._tag) {
-    case "TimeoutException":
+const lost = (host: string, result: Extract<Result, { _tag: "Lost" }>, timeout: Duration.Duration): TraOutcome => {
+  switch (result.kind) {
+    case "Timeout":
       return TraOutcome.Unknown({ reason: `no answer from ${host} within ${Duration.format(timeout)}` })
-    case "RequestError": {
-      const code = errorCode(error.cause)
-      const detail = code === undefined ? error.reason : `${error.reason} ${code}`
-      return TraOutcome.Unknown({ reason: `no answer from ${host} (${detail})` })
-    }
-    case "ResponseError":
+    case "Request":
       return TraOutcome.Unknown({
-        reason: `the answer from ${host} broke off (HTTP ${error.response.status}, ${error.reason})`
+        reason: `no answer from ${host} (Transport${result.code === null ? "" : ` ${result.code}`})`
       })
+    case "Response":
+      return TraOutcome.Unknown({ reason: `the answer from ${host} broke off (HTTP ${result.status}, Decode)` })
   }
 }
 
@@ -221,10 +226,14 @@ const scrub = (outcome: TraOutcome, secret: string): TraOutcome => {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The HTTP client
+// The client
 // ---------------------------------------------------------------------------------------------------------------
 
-export const make = (options: TraClientOptions): Effect.Effect<TraClientShape, never, HttpClient.HttpClient> =>
+/** A submission's way to the authority and back (the TRA thread's request, classified); never fails. */
+type TraPost = (endpoint: Endpoint, secret: string, body: TraMainBody | TraCompanionBody) => Effect.Effect<TraOutcome>
+
+/** The authority's host (for reasons and spans), once `options` are known to be usable; a defect otherwise. */
+const hostOf = (options: TraClientOptions): Effect.Effect<string> =>
   Effect.gen(function*() {
     const base = yield* Effect.try(() => new URL(options.baseUrl)).pipe(
       Effect.filterOrFail((url) => url.protocol === "https:" || url.protocol === "http:"),
@@ -235,72 +244,171 @@ export const make = (options: TraClientOptions): Effect.Effect<TraClientShape, n
     if (!Number.isSafeInteger(options.concurrency) || options.concurrency < 1) {
       return yield* Effect.dieMessage(`TraClient: concurrency must be a positive integer, got ${options.concurrency}`)
     }
-    const prefix = options.baseUrl.replace(/\/+$/, "")
-    const urls: Record<Endpoint, string> = { "/one/": `${prefix}/one/`, "/two/": `${prefix}/two/` }
-    const host = base.host
-    const timeout = Duration.decode(options.timeout ?? "30 seconds")
-    // One semaphore for the layer: the limit holds across every caller (worker fibers, CLI resubmits, …).
-    const permits = yield* Effect.makeSemaphore(options.concurrency)
-    // No trace headers to a government service. Spans still record headers, but @effect/platform redacts
-    // `authorization` there (`Headers.currentRedactedNames`); tested in TraClient.test.ts.
-    const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerPropagation(false))
-
-    const attempt = (endpoint: Endpoint, secret: string, body: TraMainBody | TraCompanionBody) =>
-      client.execute(
-        HttpClientRequest.post(urls[endpoint]).pipe(
-          HttpClientRequest.setHeaders({ authorization: `token ${secret}`, accept: "application/json" }),
-          // Sets `Content-Type: application/json`; the bodies are flat records of strings, so encoding cannot fail.
-          HttpClientRequest.bodyUnsafeJson(body)
-        )
-      ).pipe(
-        Effect.flatMap((response: HttpClientResponse.HttpClientResponse) =>
-          Effect.map(response.text, (text) => classify(endpoint, response.status, text, response.headers["location"]))
-        ),
-        // Fetch follows redirects by default and would carry the request (token included) elsewhere; we want to
-        // see them. Only FetchHttpClient reads this option.
-        Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
-        Effect.timeout(timeout),
-        Effect.catchAll((error) => Effect.succeed(lost(host, error, timeout))),
-        // The timeout runs inside the permit: waiting for a free slot is not the authority being slow.
-        permits.withPermits(1)
-      )
-
-    const submit = (endpoint: Endpoint) => (token: Redacted.Redacted<string>, body: TraMainBody | TraCompanionBody) => {
-      // Tokens are pasted from an e-mail (domain §1.2): surrounding blanks are not part of them.
-      const secret = Redacted.value(token).trim()
-      const outcome: Effect.Effect<TraOutcome> = TOKEN_SHAPE.test(secret)
-        ? attempt(endpoint, secret, body)
-        : Effect.succeed(TraOutcome.Misconfigured({
-          status: 0,
-          reason: secret === "" ? "no TRA token is configured" : "the TRA token contains characters a token cannot have"
-        }))
-      return outcome.pipe(
-        Effect.map((result) => scrub(result, secret)),
-        Effect.tap((result) =>
-          Effect.all([
-            Effect.annotateCurrentSpan({
-              "tra.outcome": result._tag,
-              ...("status" in result ? { "tra.status": result.status } : {})
-            }),
-            Effect.logDebug("TRA submission", result).pipe(Effect.annotateLogs({ tra_endpoint: endpoint })),
-            Metric.increment(
-              Metric.tagged(Metric.tagged(Metrics.authoritySubmissions, "authority", "tra"), "outcome", result._tag)
-            )
-          ], { discard: true })
-        ),
-        TraceContext.withSpan(endpoint === "/one/" ? "TraClient.submitMain" : "TraClient.submitCompanion", {
-          // Not a "client" span: the HttpClient's own span beneath it is the one per request.
-          attributes: { "tra.endpoint": endpoint, "server.address": host }
-        })
-      )
-    }
-
-    return TraClient.of({ submitMain: submit("/one/"), submitCompanion: submit("/two/") })
+    return base.host
   })
 
-/** The HTTP implementation; compose with `FetchHttpClient.layer`. */
-export const layer = (options: TraClientOptions): Layer.Layer<TraClient, never, HttpClient.HttpClient> =>
-  Layer.effect(TraClient, make(options))
+/** A started TRA thread: `post` answers the thread's `Answer`, or why there will be none. */
+interface Thread {
+  readonly post: (request: Omit<Post, "_tag" | "id">) => Effect.Effect<Answer | { readonly ended: string }>
+}
+
+/**
+ * Starts a TRA thread (`TraThread.ts`), ended by the scope. Its module is read from the checkout, as the pages'
+ * files are (`projectFile`), by the bundle too: three small files without a dependency, which Bun compiles in
+ * milliseconds when the thread starts. When it stops on its own (a crash, a module that does not load), the
+ * requests in it answer at once and `stopped` runs.
+ */
+const openThread = (start: Start, stopped: (detail: string) => void): Effect.Effect<Thread, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const worker = new Worker(projectFile("src/tra-thread.ts"))
+      const waiting = new Map<number, (answer: Answer | { readonly ended: string }) => void>()
+      let next = 0
+      let ended: string | undefined
+      const end = (detail: string) => {
+        if (ended !== undefined) return
+        ended = detail
+        for (const answer of waiting.values()) answer({ ended: detail })
+        waiting.clear()
+        stopped(detail)
+      }
+      worker.addEventListener("message", (event: MessageEvent<FromThread>) => {
+        const answer = waiting.get(event.data.id)
+        waiting.delete(event.data.id)
+        answer?.(event.data)
+      })
+      worker.addEventListener("error", (event) => end(event.message))
+      worker.addEventListener("close", () => end("the thread exited"))
+      worker.postMessage(start satisfies ToThread)
+      const post: Thread["post"] = (request) =>
+        Effect.async((resume) => {
+          if (ended !== undefined) return resume(Effect.succeed({ ended }))
+          const id = next++
+          waiting.set(id, (answer) => resume(Effect.succeed(answer)))
+          worker.postMessage({ _tag: "Post", id, ...request } satisfies ToThread)
+          // An interrupted caller takes its request back: out of the queue, or aborted if it was sent.
+          return Effect.sync(() => {
+            if (waiting.delete(id)) worker.postMessage({ _tag: "Cancel", id } satisfies ToThread)
+          })
+        })
+      const close = () => {
+        ended ??= "the service stopped"
+        worker.terminate()
+      }
+      return { thread: { post }, close }
+    }),
+    ({ close }) => Effect.sync(close)
+  ).pipe(Effect.map(({ thread }) => thread))
+
+const nanos = (epochMillis: number) => BigInt(Math.round(epochMillis * 1_000_000))
+
+/**
+ * The request's client span, as `@effect/platform`'s HttpClient records one (it ran in the TRA thread, which has
+ * no tracer): beneath the submission's span, from when it had its slot to its end; the token redacted.
+ */
+const recordRequest = (url: URL, answer: Answer) =>
+  Effect.withFiberRuntime<void>((fiber) => {
+    if (!TraceContext.isTracing(fiber)) return Effect.void
+    const parent = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
+    const span = fiber.currentTracer.span("http.client POST", parent, Context.empty(), [], nanos(answer.startedAt), "client")
+    span.attribute("http.request.method", "POST")
+    span.attribute("url.full", url.href)
+    span.attribute("url.path", url.pathname)
+    span.attribute("url.scheme", url.protocol.slice(0, -1))
+    span.attribute("server.address", url.hostname)
+    span.attribute("server.port", Number(url.port || (url.protocol === "https:" ? 443 : 80)))
+    span.attribute("http.request.header.authorization", "<redacted>")
+    span.attribute("http.request.header.accept", "application/json")
+    span.attribute("http.request.header.content-type", "application/json")
+    const { result } = answer
+    if (result._tag === "Answered") span.attribute("http.response.status_code", result.status)
+    span.end(
+      nanos(answer.endedAt),
+      result._tag === "Answered" ? Exit.void : Exit.fail(`${result.kind}${result.code === null ? "" : ` ${result.code}`}`)
+    )
+    return Effect.void
+  })
+
+/**
+ * The client: submissions go to the TRA thread (`TraThread.ts`), which holds at most `concurrency` requests in
+ * flight across every caller of this layer, each within `timeout` from the moment it has a slot, redirects not
+ * followed; the thread starts with the first submission and ends after `idle` without one (`RcRef`). Here, on the
+ * caller's side: the token checked and trimmed before anything is sent, the answer classified, the token scrubbed
+ * from every reason, and each submission's span, debug log and metric.
+ */
+export const layer = (options: TraClientOptions): Layer.Layer<TraClient> =>
+  Layer.scoped(
+    TraClient,
+    Effect.gen(function*() {
+      const host = yield* hostOf(options)
+      const prefix = options.baseUrl.replace(/\/+$/, "")
+      const urls: Record<Endpoint, URL> = { "/one/": new URL(`${prefix}/one/`), "/two/": new URL(`${prefix}/two/`) }
+      const timeout = Duration.decode(options.timeout ?? "30 seconds")
+      const start: Start = {
+        _tag: "Start",
+        prefix,
+        concurrency: options.concurrency,
+        timeoutMillis: Duration.toMillis(timeout)
+      }
+      const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+      // One thread for the layer: the limit holds across every caller (worker fibers, CLI resubmits, …).
+      const threads: RcRef.RcRef<Thread> = yield* RcRef.make({
+        acquire: openThread(start, (detail) =>
+          runFork(Effect.zipRight(
+            Effect.logError("the TRA thread stopped; the next submission starts another", { detail }),
+            RcRef.invalidate(threads)
+          ))),
+        idleTimeToLive: options.idle ?? "1 minute"
+      })
+
+      const post: TraPost = (endpoint, secret, body) =>
+        Effect.scoped(Effect.flatMap(RcRef.get(threads), (thread) => thread.post({ endpoint, secret, body }))).pipe(
+          Effect.flatMap((answer) => {
+            // The request may have reached the authority: unknown, retried as a possible duplicate (design §7).
+            if ("ended" in answer) return Effect.succeed(TraOutcome.Unknown({ reason: `no answer from ${host} (the TRA thread stopped)` }))
+            const { result } = answer
+            return Effect.as(
+              recordRequest(urls[endpoint], answer),
+              result._tag === "Answered"
+                ? classify(endpoint, result.status, result.text, result.location ?? undefined)
+                : lost(host, result, timeout)
+            )
+          })
+        )
+
+      const submit = (endpoint: Endpoint) => (token: Redacted.Redacted<string>, body: TraMainBody | TraCompanionBody) => {
+        // Tokens are pasted from an e-mail (domain §1.2): surrounding blanks are not part of them.
+        const secret = Redacted.value(token).trim()
+        const outcome: Effect.Effect<TraOutcome> = TOKEN_SHAPE.test(secret)
+          ? post(endpoint, secret, body)
+          : Effect.succeed(TraOutcome.Misconfigured({
+            status: 0,
+            reason: secret === "" ? "no TRA token is configured" : "the TRA token contains characters a token cannot have"
+          }))
+        return outcome.pipe(
+          Effect.map((result) => scrub(result, secret)),
+          Effect.tap((result) =>
+            Effect.all([
+              Effect.annotateCurrentSpan({
+                "tra.outcome": result._tag,
+                ...("status" in result ? { "tra.status": result.status } : {})
+              }),
+              Effect.logDebug("TRA submission", result).pipe(Effect.annotateLogs({ tra_endpoint: endpoint })),
+              Metric.increment(
+                Metric.tagged(Metric.tagged(Metrics.authoritySubmissions, "authority", "tra"), "outcome", result._tag)
+              )
+            ], { discard: true })
+          ),
+          TraceContext.withSpan(endpoint === "/one/" ? "TraClient.submitMain" : "TraClient.submitCompanion", {
+            // Not a "client" span: the request's own span beneath it is the one per request.
+            attributes: { "tra.endpoint": endpoint, "server.address": host }
+          })
+        )
+      }
+
+      return TraClient.of({ submitMain: submit("/one/"), submitCompanion: submit("/two/") })
+    })
+  )
 
 // Exposed for unit tests of the classification.
 export const _internal = { classify, reasonOf }

@@ -3,6 +3,8 @@ import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import { tempDir } from "../support/app.ts"
 import { freshDatabase, type TestDatabase } from "../support/database.ts"
+import { DEFAULT_TOKEN as TRA_TOKEN, startFakeTra } from "../support/fakeTra.ts"
+import { colombian } from "../support/guests.ts"
 import { ROOT, runCli, spawnService, type ServiceProcess } from "../support/process.ts"
 
 /**
@@ -162,3 +164,47 @@ test("each bundle comes with its bytecode cache, which Bun loads in place of par
     expect({ bundle, cached: (await cache.exists()) && cache.size > source.length }).toEqual({ bundle, cached: true })
   }
 })
+
+test("the bundle's report run posts to the TRA through its TRA thread (src/tra-thread.ts, read from the checkout as the pages are)", async () => {
+  const tra = startFakeTra()
+  const reportDb = await freshDatabase()
+  const service = spawnService({ ...env(), DATABASE_URL: reportDb.url, ROLE: "api", TRA_BASE_URL: tra.url }, `${OUT}/main.js`)
+  try {
+    const url = await service.ready(30_000)
+    const cli = (...args: Array<string>) => runCli(["--url", url, "--token", ADMIN_TOKEN, ...args], {}, `${OUT}/cli.js`)
+    const account = (await cli("accounts", "create", "--name", "Bundle Live", "--email", "live@bundle.example")).json
+    const key = (await cli("keys", "create", "--account", account.account_id, "--env", "live")).json
+    const property = (await cli(
+      "properties", "create", "--account", account.account_id, "--name", "Hotel Bundle", "--env", "live",
+      "--rnt", "98765", "--establishment-name", "Hotel Bundle SAS", "--tra-token", TRA_TOKEN,
+      "--sire-hotel-code", "12345", "--sire-city-code", "11001"
+    )).json
+    const today = new Date(Date.now() - 5 * 3_600_000).toISOString().slice(0, 10) // Bogotá is UTC−5
+    const registered = await fetch(`${url}/api/partners/registrations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key.api_key}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        external_id: "BUNDLE-TRA-1",
+        property_id: property.property_id,
+        check_in: today,
+        check_out: new Date(Date.parse(today) + 2 * 86_400_000).toISOString().slice(0, 10),
+        guest_name: "Laura Gómez",
+        guests_count: 1,
+        total_amount: 500000,
+        currency: "COP",
+        motivo: "Vacaciones, recreo y ocio",
+        tipo_acomodacion: "Habitación",
+        guests: [colombian({ numero_documento: "52123456", nombre: "Laura", apellido: "Gómez" })]
+      })
+    })
+    expect(registered.status).toBe(201)
+
+    const run = await cli("reports", "run")
+    expect({ code: run.code, tra: run.json?.tra }).toEqual({ code: 0, tra: { sent: 1, accepted: 1, rejected: 0 } })
+    expect(tra.mains().map((request) => (request.body as Record<string, string>)["numero_identificacion"])).toEqual(["52123456"])
+  } finally {
+    expect(await service.stop()).toBe(0)
+    tra.stop()
+    await reportDb.drop()
+  }
+}, 120_000)

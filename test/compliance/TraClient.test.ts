@@ -1,6 +1,6 @@
-import { FetchHttpClient } from "@effect/platform"
+import * as NodeFs from "node:fs/promises"
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test"
-import { Cause, Effect, Layer, Logger, LogLevel, Redacted, Tracer } from "effect"
+import { Cause, Effect, Logger, LogLevel, Redacted, Tracer } from "effect"
 import {
   companionBody,
   mainBody,
@@ -28,9 +28,7 @@ beforeEach(() => fake.reset())
 const quiet = Logger.minimumLogLevel(LogLevel.None)
 
 const clientLayer = (options: Partial<TraClientOptions> = {}) =>
-  TraClientModule.layer({ baseUrl: fake.url, concurrency: 4, timeout: "2 seconds", ...options }).pipe(
-    Layer.provide(FetchHttpClient.layer)
-  )
+  TraClientModule.layer({ baseUrl: fake.url, concurrency: 4, timeout: "2 seconds", ...options })
 
 const run = <A>(program: Effect.Effect<A, never, TraClient>, options: Partial<TraClientOptions> = {}) =>
   Effect.runPromise(program.pipe(Effect.provide(clientLayer(options)), Effect.provide(quiet)))
@@ -312,6 +310,50 @@ describe("TraClient over HTTP against the fake TRA", () => {
     const outcomes = await run(four, { concurrency: 1, timeout: "500 millis" })
     expect(outcomes.map((o) => o._tag)).toEqual(["Accepted", "Accepted", "Accepted", "Accepted"])
     expect(fake.maxInFlight()).toBe(1)
+  })
+
+  test("a caller that stops waiting takes its request back: the slot is free for the next one at once", async () => {
+    fake.faults.push("hang")
+    const { gaveUp, next, waited } = await run(
+      Effect.gen(function*() {
+        const gaveUp = yield* Effect.option(Effect.timeout(submitMain(), "200 millis"))
+        const started = Date.now()
+        const next = yield* submitMain()
+        return { gaveUp, next, waited: Date.now() - started }
+      }),
+      { concurrency: 1, timeout: "10 seconds" }
+    )
+    expect(gaveUp._tag).toBe("None")
+    expect(next._tag).toBe("Accepted")
+    // Not the 10 s the hung request would have kept the only slot for.
+    expect(waited).toBeLessThan(2_000)
+    expect(fake.mains()).toHaveLength(2)
+  })
+
+  test("the TRA thread starts with the first submission, ends after `idle` without one, and starts again", async () => {
+    // Bun names a worker's thread "Worker" (Linux: /proc/self/task/<tid>/comm). Other suites' threads may come
+    // and go meanwhile: this follows the one that appears with the first submission.
+    const workerThreads = async () => {
+      const tids: Array<string> = []
+      for (const task of await NodeFs.readdir("/proc/self/task")) {
+        const name = await NodeFs.readFile(`/proc/self/task/${task}/comm`, "utf8").catch(() => "")
+        if (name.trim() === "Worker") tids.push(task)
+      }
+      return tids
+    }
+    const observed = await run(
+      Effect.gen(function*() {
+        const before = yield* Effect.promise(workerThreads)
+        const first = yield* submitMain()
+        const started = (yield* Effect.promise(workerThreads)).filter((tid) => !before.includes(tid))
+        yield* Effect.sleep("1500 millis")
+        const stillThere = (yield* Effect.promise(workerThreads)).filter((tid) => started.includes(tid))
+        const again = yield* submitMain()
+        return { first: first._tag, started: started.length, stillThere: stillThere.length, again: again._tag }
+      }),
+      { idle: "300 millis" }
+    )
+    expect(observed).toEqual({ first: "Accepted", started: 1, stillThere: 0, again: "Accepted" })
   })
 
   test("the token never appears in outcomes, logs or spans; spans show the header redacted", async () => {

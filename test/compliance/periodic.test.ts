@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { FetchHttpClient } from "@effect/platform"
 import { Effect, Fiber, Layer, type ManagedRuntime, Redacted, TestClock, TestContext } from "effect"
 import { Reference } from "../../src/compliance/Reference.ts"
 import { periodic, ReportRuns } from "../../src/compliance/ReportRuns.ts"
@@ -41,7 +40,7 @@ beforeAll(async () => {
     app,
     ReportRuns.Default.pipe(
       Layer.provide([
-        TraClient.layer({ baseUrl: tra.url, concurrency: 2 }).pipe(Layer.provide(FetchHttpClient.layer)),
+        TraClient.layer({ baseUrl: tra.url, concurrency: 2 }),
         Layer.succeed(SireGateway, { submit: () => Effect.dieMessage("manual mode") }),
         Reference.default
       ])

@@ -94,7 +94,7 @@ const serviceRuntime = (
     app,
     Layer.merge(Alerts.Default, ReportRuns.Default.pipe(
       Layer.provide([
-        TraClient.layer({ baseUrl: fakes.tra.url, concurrency: 2 }).pipe(Layer.provide(FetchHttpClient.layer)),
+        TraClient.layer({ baseUrl: fakes.tra.url, concurrency: 2 }),
         SireGateway.layer({ url: fakes.sire.url, token: Option.some(Redacted.make(GATEWAY_TOKEN)) }).pipe(
           Layer.provide(FetchHttpClient.layer)
         ),
