@@ -36,7 +36,7 @@
  * |                | with its handlers              |   handlers; imported only by the composition)            |
  * |   admin        | the operators' RPC             | src/admin/**                                             |
  * |   workers      | background loops               | src/workers/**, webhooks/DeliveryLoop.ts                 |
- * | composition    | wires layers, starts processes | src/App.ts, src/main.ts, src/cli.ts                      |
+ * | composition    | wires layers, starts processes | src/App.ts, src/main.ts, src/cli.ts, src/tra-thread.ts   |
  *
  * The three entrance kinds do not import one another: only the composition files put them together.
  * Within the http entrance, `src/http/` is the bottom (middleware, pages, document helpers: it imports only
@@ -95,7 +95,7 @@ const ADMIN = anyOf("src/admin/")
 const WORKERS = anyOf("src/workers/", "src/webhooks/DeliveryLoop\\.ts$")
 const ENTRANCES = [HTTP, ADMIN, WORKERS]
 
-const COMPOSITION = anyOf("src/(App|main|cli)\\.ts$")
+const COMPOSITION = anyOf("src/(App|main|cli|tra-thread)\\.ts$")
 
 /** Services: whatever else sits in a module folder. */
 const SERVICES = { path: "^src/[^/]+/", pathNot: [DOMAIN, INFRASTRUCTURE, ...ENTRANCES] }
