@@ -258,18 +258,25 @@ interface Thread {
  * milliseconds when the thread starts. When it stops on its own (a crash, a module that does not load), the
  * requests in it answer at once and `stopped` runs.
  */
-const openThread = (start: Start, stopped: (detail: string) => void): Effect.Effect<Thread, never, Scope.Scope> =>
+const openThread = (
+  start: Start,
+  stopped: (detail: string) => void,
+  module: URL = projectFile("src/tra-thread.ts")
+): Effect.Effect<Thread, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync(() => {
-      const worker = new Worker(projectFile("src/tra-thread.ts"))
+      const worker = new Worker(module)
       const waiting = new Map<number, (answer: Answer | { readonly ended: string }) => void>()
       let next = 0
       let ended: string | undefined
-      const end = (detail: string) => {
-        if (ended !== undefined) return
+      const settle = (detail: string) => {
         ended = detail
         for (const answer of waiting.values()) answer({ ended: detail })
         waiting.clear()
+      }
+      const end = (detail: string) => {
+        if (ended !== undefined) return
+        settle(detail)
         stopped(detail)
       }
       worker.addEventListener("message", (event: MessageEvent<FromThread>) => {
@@ -291,8 +298,9 @@ const openThread = (start: Start, stopped: (detail: string) => void): Effect.Eff
             if (waiting.delete(id)) worker.postMessage({ _tag: "Cancel", id } satisfies ToThread)
           })
         })
+      // Closed by its scope (idle, or the service stopping): whoever still waits answers now.
       const close = () => {
-        ended ??= "the service stopped"
+        if (ended === undefined) settle("the TRA thread was closed")
         worker.terminate()
       }
       return { thread: { post }, close }
@@ -410,5 +418,5 @@ export const layer = (options: TraClientOptions): Layer.Layer<TraClient> =>
     })
   )
 
-// Exposed for unit tests of the classification.
-export const _internal = { classify, reasonOf }
+// Exposed for unit tests of the classification, and of a thread that stops on its own.
+export const _internal = { classify, reasonOf, openThread }

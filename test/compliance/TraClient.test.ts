@@ -1,4 +1,6 @@
 import * as NodeFs from "node:fs/promises"
+import * as NodePath from "node:path"
+import * as NodeUrl from "node:url"
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test"
 import { Cause, Effect, Logger, LogLevel, Redacted, Tracer } from "effect"
 import {
@@ -9,6 +11,7 @@ import {
 } from "../../src/compliance/Tra.ts"
 import * as TraClientModule from "../../src/compliance/TraClient.ts"
 import { TraClient, type TraClientOptions, type TraOutcome } from "../../src/compliance/TraClient.ts"
+import { tempDir } from "../support/app.ts"
 import { type FakeTra, startFakeTra, type TraFault } from "../support/fakeTra.ts"
 import { traCompanion as friend, traHolder as holder, traStay as stay } from "../support/traStay.ts"
 
@@ -354,6 +357,33 @@ describe("TraClient over HTTP against the fake TRA", () => {
       { idle: "300 millis" }
     )
     expect(observed).toEqual({ first: "Accepted", started: 1, stillThere: 0, again: "Accepted" })
+  })
+
+  test("a TRA thread that stops on its own: what waits in it answers at once, later requests too, and it says so", async () => {
+    // A stand-in for the thread's module that breaks with the first request in it.
+    const dir = await tempDir("tra-thread")
+    const module = NodePath.join(dir, "exits.ts")
+    await Bun.write(module, `self.onmessage = (event) => { if (event.data._tag === "Post") throw new Error("the thread broke") }\n`)
+    const stopped: Array<string> = []
+    const request = { endpoint: "/one/", secret: TOKEN, body: {} } as const
+    try {
+      const answers = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+        const thread = yield* TraClientModule._internal.openThread(
+          { _tag: "Start", prefix: fake.url, concurrency: 1, timeoutMillis: 1_000 },
+          (detail) => stopped.push(detail),
+          NodeUrl.pathToFileURL(module)
+        )
+        const inIt = yield* thread.post(request)
+        const after = yield* thread.post(request)
+        return [inIt, after]
+      })))
+      expect(answers.map((answer) => "ended" in answer && answer.ended.includes("the thread broke"))).toEqual([true, true])
+      expect(stopped.length).toBe(1)
+      expect(stopped[0]).toContain("the thread broke")
+      expect(fake.mains()).toHaveLength(0)
+    } finally {
+      await NodeFs.rm(dir, { recursive: true, force: true })
+    }
   })
 
   test("the token never appears in outcomes, logs or spans; spans show the header redacted", async () => {
