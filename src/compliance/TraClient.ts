@@ -276,8 +276,9 @@ const openThread = (
       }
       const end = (detail: string) => {
         if (ended !== undefined) return
-        settle(detail)
+        ended = detail
         stopped(detail)
+        settle(detail)
       }
       worker.addEventListener("message", (event: MessageEvent<FromThread>) => {
         const answer = waiting.get(event.data.id)
@@ -358,14 +359,21 @@ export const layer = (options: TraClientOptions): Layer.Layer<TraClient> =>
         concurrency: options.concurrency,
         timeoutMillis: Duration.toMillis(timeout)
       }
-      const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+      const runtime = yield* Effect.runtime<never>()
       // One thread for the layer: the limit holds across every caller (worker fibers, CLI resubmits, …).
       const threads: RcRef.RcRef<Thread> = yield* RcRef.make({
-        acquire: openThread(start, (detail) =>
-          runFork(Effect.zipRight(
-            Effect.logError("the TRA thread stopped; the next submission starts another", { detail }),
-            RcRef.invalidate(threads)
-          ))),
+        acquire: openThread(start, (detail) => {
+          // Dropped before its waiting callers resume (closing it is synchronous: it terminates the worker), so
+          // whatever they submit next starts another thread.
+          try {
+            Runtime.runSync(runtime)(RcRef.invalidate(threads))
+          } catch {
+            Runtime.runFork(runtime)(RcRef.invalidate(threads))
+          }
+          Runtime.runFork(runtime)(
+            Effect.logError("the TRA thread stopped; the next submission starts another", { detail })
+          )
+        }),
         idleTimeToLive: options.idle ?? "1 minute"
       })
 

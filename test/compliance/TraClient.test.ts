@@ -386,6 +386,15 @@ describe("TraClient over HTTP against the fake TRA", () => {
     }
   })
 
+  test("after the TRA thread breaks, the next submission starts another", async () => {
+    // A body the thread cannot serialize (a bigint: no TraClient caller sends one) breaks it with the request in it.
+    const breaking = submitMain({ ...main, nombres: 1n } as never)
+    const [broken, next] = await run(Effect.all([breaking, submitMain()]))
+    expect(broken).toMatchObject({ _tag: "Unknown", reason: expect.stringContaining("the TRA thread stopped") })
+    expect(next._tag).toBe("Accepted")
+    expect(fake.mains()).toHaveLength(1)
+  })
+
   test("the token never appears in outcomes, logs or spans; spans show the header redacted", async () => {
     const logs: Array<string> = []
     const testLogger = Logger.make((options) => {
