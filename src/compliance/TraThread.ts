@@ -82,7 +82,7 @@ export const serve = (port: ThreadPort): void => {
   const queued: Array<Post> = []
   const sending = new Map<number, AbortController>()
 
-  const send = (post: Post, { concurrency: _, prefix, timeoutMillis }: Start) => {
+  const send = (post: Post, { prefix, timeoutMillis }: Start) => {
     const cancel = new AbortController()
     const timeout = AbortSignal.timeout(timeoutMillis)
     sending.set(post.id, cancel)
