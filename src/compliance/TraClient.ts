@@ -1,3 +1,4 @@
+import { Headers } from "@effect/platform"
 import {
   Context,
   Data,
@@ -15,6 +16,7 @@ import {
   type Scope,
   Tracer
 } from "effect"
+import { requestAttributes } from "../net/SafeHttp.ts"
 import * as Metrics from "../shared/Metrics.ts"
 import { projectFile } from "../shared/ProjectRoot.ts"
 import type { TraCompanionBody, TraMainBody } from "./Tra.ts"
@@ -311,24 +313,24 @@ const openThread = (
 
 const nanos = (epochMillis: number) => BigInt(Math.round(epochMillis * 1_000_000))
 
+/** What a submission sends besides its body (`Content-Type` too: the thread posts the body as JSON). */
+const requestHeaders = (secret: string): Record<string, string> => ({
+  authorization: `token ${secret}`,
+  accept: "application/json",
+  "content-type": "application/json"
+})
+
 /**
- * The request's client span, as `@effect/platform`'s HttpClient records one (it ran in the TRA thread, which has
- * no tracer): beneath the submission's span, from when it had its slot to its end; the token redacted.
+ * The request's `http.client POST` span, with the attributes `HttpClient` sets (`SafeHttp.requestAttributes`:
+ * headers redacted by the fiber's names, so the token never shows), recorded when the answer is back: the request
+ * ran in the TRA thread, which has no tracer. Beneath the submission's span, from when it had its slot to its end.
  */
-const recordRequest = (url: URL, answer: Answer) =>
+const recordRequest = (url: URL, headers: Record<string, string>, answer: Answer) =>
   Effect.withFiberRuntime<void>((fiber) => {
     if (!TraceContext.isTracing(fiber)) return Effect.void
     const parent = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
     const span = fiber.currentTracer.span("http.client POST", parent, Context.empty(), [], nanos(answer.startedAt), "client")
-    span.attribute("http.request.method", "POST")
-    span.attribute("url.full", url.href)
-    span.attribute("url.path", url.pathname)
-    span.attribute("url.scheme", url.protocol.slice(0, -1))
-    span.attribute("server.address", url.hostname)
-    span.attribute("server.port", Number(url.port || (url.protocol === "https:" ? 443 : 80)))
-    span.attribute("http.request.header.authorization", "<redacted>")
-    span.attribute("http.request.header.accept", "application/json")
-    span.attribute("http.request.header.content-type", "application/json")
+    requestAttributes(span, "POST", url, Headers.fromInput(headers), fiber.getFiberRef(Headers.currentRedactedNames))
     const { result } = answer
     if (result._tag === "Answered") span.attribute("http.response.status_code", result.status)
     span.end(
@@ -377,20 +379,22 @@ export const layer = (options: TraClientOptions): Layer.Layer<TraClient> =>
         idleTimeToLive: options.idle ?? "1 minute"
       })
 
-      const post: TraPost = (endpoint, secret, body) =>
-        Effect.scoped(Effect.flatMap(RcRef.get(threads), (thread) => thread.post({ endpoint, secret, body }))).pipe(
+      const post: TraPost = (endpoint, secret, body) => {
+        const headers = requestHeaders(secret)
+        return Effect.scoped(Effect.flatMap(RcRef.get(threads), (thread) => thread.post({ endpoint, headers, body }))).pipe(
           Effect.flatMap((answer) => {
             // The request may have reached the authority: unknown, retried as a possible duplicate (design §7).
             if ("ended" in answer) return Effect.succeed(TraOutcome.Unknown({ reason: `no answer from ${host} (the TRA thread stopped)` }))
             const { result } = answer
             return Effect.as(
-              recordRequest(urls[endpoint], answer),
+              recordRequest(urls[endpoint], headers, answer),
               result._tag === "Answered"
                 ? classify(endpoint, result.status, result.text, result.location ?? undefined)
                 : lost(host, result, timeout)
             )
           })
         )
+      }
 
       const submit = (endpoint: Endpoint) => (token: Redacted.Redacted<string>, body: TraMainBody | TraCompanionBody) => {
         // Tokens are pasted from an e-mail (domain §1.2): surrounding blanks are not part of them.

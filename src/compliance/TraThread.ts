@@ -30,12 +30,12 @@ export interface Start {
   readonly timeoutMillis: number
 }
 
-/** One submission: the token checked and trimmed by `TraClient`. */
+/** One submission, its headers (the token checked and trimmed) as `TraClient` built them. */
 export interface Post {
   readonly _tag: "Post"
   readonly id: number
   readonly endpoint: "/one/" | "/two/"
-  readonly secret: string
+  readonly headers: Readonly<Record<string, string>>
   readonly body: Readonly<Record<string, string>>
 }
 
@@ -91,11 +91,7 @@ export const serve = (port: ThreadPort): void => {
     let location: string | null = null
     fetch(`${prefix}${post.endpoint}`, {
       method: "POST",
-      headers: {
-        authorization: `token ${post.secret}`,
-        accept: "application/json",
-        "content-type": "application/json"
-      },
+      headers: post.headers,
       body: JSON.stringify(post.body),
       // Redirects are not followed: the token must not travel to another address (TraClient's classification).
       redirect: "manual",

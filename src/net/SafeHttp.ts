@@ -115,8 +115,11 @@ export interface SendOptions extends ExecuteOptions {
   readonly trace?: PlainTrace
 }
 
-/** The `http.client` span's request attributes, as `HttpClient` sets them (headers redacted as there). */
-const requestAttributes = (
+/**
+ * The `http.client` span's request attributes, as `HttpClient` sets them (headers redacted as there); also for the
+ * TRA thread's requests, whose spans `TraClient` records.
+ */
+export const requestAttributes = (
   span: Tracer.Span,
   method: string,
   url: URL,

@@ -365,7 +365,7 @@ describe("TraClient over HTTP against the fake TRA", () => {
     const module = NodePath.join(dir, "exits.ts")
     await Bun.write(module, `self.onmessage = (event) => { if (event.data._tag === "Post") throw new Error("the thread broke") }\n`)
     const stopped: Array<string> = []
-    const request = { endpoint: "/one/", secret: TOKEN, body: {} } as const
+    const request = { endpoint: "/one/", headers: { authorization: `token ${TOKEN}` }, body: {} } as const
     try {
       const answers = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
         const thread = yield* TraClientModule._internal.openThread(
